@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// ccrelay: keeps a Linux desktop logged in to the campus CC server and
+/// reports trouble through desktop notifications. See README.md.
+let package = Package(
+    name: "ccrelay",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "ccrelay", targets: ["ccrelay"]),
+    ],
+    targets: [
+        // System libraries from Debian's -dev packages (see scripts/bootstrap).
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "RelayCore"),
+        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux"]),
+        .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
+
+        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
+        .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["DBus", "TestSupport", "CCurl", "CSQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,8 @@
+#ifndef CCRELAY_CLINUX_SHIM_H
+#define CCRELAY_CLINUX_SHIM_H
+/* Linux and glibc calls the Swift Glibc module does not export. */
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <libintl.h>
+#include <locale.h>
+#endif

@@ -1,0 +1,140 @@
+/// What an alert is about, with the facts its text needs.
+public enum AlertSubject: Sendable, Hashable {
+    /// The server ended the session; `message` is the server's own text, if any.
+    case loggedOut(message: String?)
+    /// No keep-alive accepted; the session ends in `remainingSeconds`.
+    case keepAliveFailing(remainingSeconds: Int)
+    case locationDenied
+    case locationOff
+    case locationTooCoarse
+    case credentials(CredentialProblem)
+    /// A campus notice: the server's plain text.
+    case notice(id: String, title: String, body: String, urgency: Urgency)
+    case backOnline
+
+    /// The alert kind, and so the notification slot.
+    public var kind: AlertKind {
+        switch self {
+        case .loggedOut: .loggedOut
+        case .keepAliveFailing: .keepAliveFailing
+        case .locationDenied: .locationDenied
+        case .locationOff: .locationOff
+        case .locationTooCoarse: .locationTooCoarse
+        case .credentials: .credentials
+        case .notice: .notice
+        case .backOnline: .backOnline
+        }
+    }
+}
+
+/// Why the server or the certificate stands in the way of logging in.
+public enum CredentialProblem: Sendable, Hashable {
+    case certificateRejected
+    case certificateExpired
+    case certificateExpiring(days: Int)
+    case badPassword
+    case accountDisabled
+    case quotaExhausted
+    case onlineElsewhere
+}
+
+/// The texts and presentation of every alert. Strings are English message
+/// ids; `localize` (gettext in the daemon) turns them into the user's language.
+public enum AlertCatalogue {
+    /// Makes the alert for `subject`, its text passed through `localize`.
+    public static func alert(for subject: AlertSubject, localize: (String) -> String) -> Alert {
+        let openAction = AlertAction(key: AlertAction.defaultKey, label: localize("Show status"))
+        switch subject {
+        case .loggedOut(let message):
+            var body = localize("Your login was cancelled, please log in again.")
+            if let message, !message.isEmpty { body += "\n" + message }
+            return Alert(
+                kind: .loggedOut, title: localize("Logged out of the campus network"), body: body,
+                urgency: .critical,
+                actions: [openAction, AlertAction(key: AlertAction.reloginKey, label: localize("Log in again"))],
+                resident: true)
+        case .keepAliveFailing(let remaining):
+            return Alert(
+                kind: .keepAliveFailing, title: localize("Keep-alive failed"),
+                body: fill(
+                    localize("The campus server has not confirmed this computer. Outside access ends in %s seconds unless a keep-alive gets through."),
+                    String(max(remaining, 0))),
+                urgency: .normal, actions: [openAction])
+        case .locationDenied:
+            return Alert(
+                kind: .locationDenied, title: localize("Location services denied"),
+                body: localize("The campus requires your location, but location access is denied for CC Relay. Allow it in Settings → Privacy → Location Services."),
+                urgency: .critical, actions: [openAction])
+        case .locationOff:
+            return Alert(
+                kind: .locationOff, title: localize("Location services are off"),
+                body: localize("The campus requires your location. Turn on Location Services in Settings → Privacy."),
+                urgency: .critical, actions: [openAction])
+        case .locationTooCoarse:
+            return Alert(
+                kind: .locationTooCoarse, title: localize("Location services not set up correctly"),
+                body: localize("The campus needs your exact location, but CC Relay may only see an approximate one. Allow exact location in Settings → Privacy → Location Services."),
+                urgency: .normal, actions: [openAction])
+        case .credentials(let problem):
+            return Alert(
+                kind: .credentials, title: localize("Campus login refused"), body: credentialText(problem, localize),
+                urgency: .critical, actions: [openAction])
+        case .notice(_, let title, let body, let urgency):
+            return Alert(kind: .notice, title: title, body: body, urgency: urgency, actions: [openAction])
+        case .backOnline:
+            return Alert(
+                kind: .backOnline, title: localize("Back online"),
+                body: localize("The campus server accepted a keep-alive again."), urgency: .low, transient: true)
+        }
+    }
+
+    private static func credentialText(_ problem: CredentialProblem, _ localize: (String) -> String) -> String {
+        switch problem {
+        case .certificateRejected:
+            localize("The server rejected your student certificate. Check [auth] certificate in ccrelay.conf, or get a new certificate from campus IT.")
+        case .certificateExpired:
+            localize("Your student certificate has expired. Get a new one from campus IT and set it in ccrelay.conf.")
+        case .certificateExpiring(let days):
+            fill(localize("Your student certificate expires in %s days. Renew it with campus IT before then."), String(days))
+        case .badPassword:
+            localize("The server refused your user name or password. Save the right password with: ccrelay login --save-password")
+        case .accountDisabled:
+            localize("Your campus network account is disabled. Contact campus IT.")
+        case .quotaExhausted:
+            localize("Your campus network quota is used up.")
+        case .onlineElsewhere:
+            localize("Your account is online on another device. Log out there, then log in again here.")
+        }
+    }
+
+    /// Replaces each `%s` in `template` with the next of `values`, in order.
+    static func fill(_ template: String, _ values: String...) -> String {
+        var remaining = values[...]
+        var result = ""
+        var pending = template[...]
+        while let range = pending.firstRange(of: "%s"), let value = remaining.popFirst() {
+            result += pending[..<range.lowerBound] + value
+            pending = pending[range.upperBound...]
+        }
+        return result + pending
+    }
+
+    /// One example of every subject, for `ccrelay notify-test` and for
+    /// checking that every text has a translation.
+    public static let examples: [AlertSubject] = [
+        .loggedOut(message: nil),
+        .keepAliveFailing(remainingSeconds: 45),
+        .locationDenied,
+        .locationOff,
+        .locationTooCoarse,
+        .credentials(.certificateExpiring(days: 3)),
+        .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
+        .backOnline,
+    ]
+
+    /// Every credential problem, for checking that every text has a translation.
+    public static let allCredentialProblems: [CredentialProblem] = [
+        .certificateRejected, .certificateExpired, .certificateExpiring(days: 3), .badPassword, .accountDisabled,
+        .quotaExhausted, .onlineElsewhere,
+    ]
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// A helper program started for a test with `posix_spawn`, stopped (and
+/// reaped) when the value goes away.
+public final class ChildProcess: @unchecked Sendable {
+    // Guard: `exitStatus` is only touched while holding `lock`.
+    public let pid: pid_t
+    /// Read ends of the child's stdout and stderr (nil when not captured).
+    public let standardOutput: FileHandle?
+    public let standardError: FileHandle?
+    private let lock = NSLock()
+    private var exitStatus: Int32?
+
+    /// Starts `executable` with `arguments`; `environment` is added to this process's.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                captureOutput: Bool = true) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var outPipe: [Int32] = [-1, -1]
+        var errPipe: [Int32] = [-1, -1]
+        if captureOutput {
+            guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestSetupError("pipe failed") }
+            posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+            for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        // The test runner's threads block signals; the child must start with
+        // none blocked and default handlers, or SIGTERM would not stop it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        var allSignals = sigset_t()
+        sigemptyset(&noSignals)
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var child: pid_t = 0
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
+        if captureOutput {
+            close(outPipe[1])
+            close(errPipe[1])
+        }
+        guard status == 0 else {
+            if captureOutput { close(outPipe[0]); close(errPipe[0]) }
+            throw TestSetupError("cannot start \(executable): \(String(cString: strerror(status)))")
+        }
+        pid = child
+        standardOutput = captureOutput ? FileHandle(fileDescriptor: outPipe[0], closeOnDealloc: true) : nil
+        standardError = captureOutput ? FileHandle(fileDescriptor: errPipe[0], closeOnDealloc: true) : nil
+    }
+
+    /// Reads one line of standard output (blocking).
+    public func readLine() -> String? {
+        guard let handle = standardOutput else { return nil }
+        var bytes: [UInt8] = []
+        while true {
+            guard let byte = handle.readData(ofLength: 1).first else {
+                return bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\n") { return String(decoding: bytes, as: UTF8.self) }
+            bytes.append(byte)
+        }
+    }
+
+    /// Waits for the process to end and returns its exit status (128+signal when killed).
+    @discardableResult
+    public func wait() -> Int32 {
+        lock.withLock {
+            if let exitStatus { return exitStatus }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            exitStatus = code
+            return code
+        }
+    }
+
+    /// True while the process has not ended.
+    public var isRunning: Bool {
+        lock.withLock {
+            guard exitStatus == nil else { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Sends `signal` and waits for the process to end.
+    public func stop(signal: Int32 = SIGTERM) {
+        if isRunning { kill(pid, signal) }
+        wait()
+    }
+
+    deinit { stop() }
+}
+
+/// The result of running a command to its end.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+}
+
+/// Runs a command to its end, with `environment` added to this process's.
+public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+    -> CommandResult
+{
+    let child = try ChildProcess(executable, arguments, environment: environment)
+    // Read both pipes to the end concurrently so a full pipe cannot stall the child.
+    let errorData = LockedBox(Data())
+    let errorDone = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        errorData.set(child.standardError?.readDataToEndOfFile() ?? Data())
+        errorDone.signal()
+    }
+    let output = child.standardOutput?.readDataToEndOfFile() ?? Data()
+    errorDone.wait()
+    let status = child.wait()
+    return CommandResult(
+        status: status, standardOutput: String(decoding: output, as: UTF8.self),
+        standardError: String(decoding: errorData.get(), as: UTF8.self))
+}
+
+/// A value shared between threads behind a lock.
+public final class LockedBox<T: Sendable>: @unchecked Sendable {
+    // Guard: `value` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var value: T
+    public init(_ value: T) { self.value = value }
+    public func get() -> T { lock.withLock { value } }
+    public func set(_ newValue: T) { lock.withLock { value = newValue } }
+    public func update(_ change: (inout T) -> Void) { lock.withLock { change(&value) } }
+}
+
+/// Polls `condition` until it holds or `timeout` passes; true when it held.
+public func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
+}
+
+/// The folder the test binaries were built into (holds `ccrelay`).
+public var buildProductsDirectory: URL {
+    URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+}

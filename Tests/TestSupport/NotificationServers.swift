@@ -1,0 +1,146 @@
+import DBus
+import Foundation
+
+/// The notification service name.
+public let notificationsName = "org.freedesktop.Notifications"
+public let notificationsPath: ObjectPath = "/org/freedesktop/Notifications"
+
+/// A real dunst on a private bus, drawing on the X display of the test run.
+public final class Dunst: Sendable {
+    private let process: ChildProcess
+    public let bus: PrivateBus
+
+    public init(on bus: PrivateBus) async throws {
+        guard ProcessInfo.processInfo.environment["DISPLAY"] != nil else {
+            throw TestSetupError("dunst needs DISPLAY (run the tests through `make test`, which starts Xvfb)")
+        }
+        self.bus = bus
+        process = try ChildProcess(
+            "/usr/bin/dunst", ["-config", Dunst.configPath], environment: bus.environment, captureOutput: false)
+        guard try await bus.waitForName(notificationsName) else { throw TestSetupError("dunst did not start") }
+    }
+
+    /// A dunstrc that keeps every notification until closed and records it in history.
+    static let configPath: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-test-dunstrc").path
+        let text = """
+            [global]
+            history_length = 100
+            idle_threshold = 0
+            show_age_threshold = -1
+            [urgency_low]
+            timeout = 0
+            [urgency_normal]
+            timeout = 0
+            [urgency_critical]
+            timeout = 0
+            """
+        try? text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }()
+
+    /// Stops dunst and waits until its bus name is gone.
+    public func stop() async throws {
+        process.stop()
+        _ = try await bus.waitForNameToVanish(notificationsName)
+    }
+
+    /// Runs `dunstctl` against this dunst.
+    public func control(_ arguments: [String]) throws -> CommandResult {
+        try run("/usr/bin/dunstctl", arguments, environment: bus.environment)
+    }
+
+    /// One notification as dunst's history reports it.
+    public struct Record: Sendable {
+        public var id: Int
+        public var appName: String
+        public var summary: String
+        public var body: String
+        public var category: String
+        public var urgency: String
+    }
+
+    /// Closes every open bubble, then reads the history (newest first).
+    public func closeAllAndReadHistory() throws -> [Record] {
+        _ = try control(["close-all"])
+        let output = try control(["history"]).standardOutput
+        guard let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any],
+            let outer = json["data"] as? [[[String: Any]]], let entries = outer.first
+        else { throw TestSetupError("unreadable dunstctl history: \(output)") }
+        func field(_ entry: [String: Any], _ key: String) -> Any? { (entry[key] as? [String: Any])?["data"] }
+        return entries.map { entry in
+            Record(
+                id: field(entry, "id") as? Int ?? -1, appName: field(entry, "appname") as? String ?? "",
+                summary: field(entry, "summary") as? String ?? "", body: field(entry, "body") as? String ?? "",
+                category: field(entry, "category") as? String ?? "", urgency: field(entry, "urgency") as? String ?? "")
+        }
+    }
+}
+
+/// python3-dbusmock's `notification_daemon` template on a private bus: it
+/// records every call with its exact types.
+public final class MockNotificationServer: Sendable {
+    private let process: ChildProcess
+    public let bus: PrivateBus
+    private let connection: Connection
+
+    /// Starts the mock advertising `capabilities`.
+    public init(on bus: PrivateBus, capabilities: [String]) async throws {
+        self.bus = bus
+        let parameters = "{\"capabilities\": \"\(capabilities.joined(separator: " "))\"}"
+        process = try ChildProcess(
+            "/usr/bin/python3", ["-m", "dbusmock", "--template", "notification_daemon", "-p", parameters],
+            environment: bus.environment, captureOutput: false)
+        guard try await bus.waitForName(notificationsName) else {
+            throw TestSetupError("python3-dbusmock's notification_daemon did not start")
+        }
+        connection = try bus.connect(label: "mock-control")
+        // The template declares CloseNotification with 'i'; the specification says 'u'.
+        _ = try await mock(
+            "AddMethod",
+            [
+                .string(notificationsName), .string("CloseNotification"), .string("u"), .string(""),
+                .string("self.EmitSignal('', 'NotificationClosed', 'uu', [args[0], 3])"),
+            ])
+    }
+
+    deinit { connection.queue.sync { connection.close() } }
+
+    private func mock(_ member: String, _ body: [Value]) async throws -> Message {
+        try await connection.call(
+            .methodCall(
+                destination: notificationsName, path: notificationsPath, interface: "org.freedesktop.DBus.Mock",
+                member: member, body: body))
+    }
+
+    /// The arguments of every recorded call of `method`, oldest first.
+    public func calls(_ method: String) async throws -> [[Value]] {
+        let reply = try await mock("GetMethodCalls", [.string(method)])
+        guard case .array(_, let calls)? = reply.body.first else { return [] }
+        return calls.compactMap { call in
+            guard case .structure(let fields) = call, fields.count == 2, case .array(_, let args) = fields[1] else {
+                return nil
+            }
+            return args.map { if case .variant(let inner) = $0 { inner } else { $0 } }
+        }
+    }
+
+    /// Forgets the recorded calls.
+    public func clearCalls() async throws { _ = try await mock("ClearCalls", []) }
+
+    /// Emits a signal of the notification interface from the mock.
+    public func emit(_ member: String, signature: Signature, _ arguments: [Value]) async throws {
+        _ = try await mock(
+            "EmitSignal",
+            [
+                .string(notificationsName), .string(member), .signature(signature),
+                .array(element: "v", arguments.map { .variant($0) }),
+            ])
+    }
+
+    /// Stops the mock and waits until its name is gone.
+    public func stop() async throws {
+        process.stop()
+        _ = try await bus.waitForNameToVanish(notificationsName)
+    }
+}
