@@ -1,1 +1,8 @@
-print("x")
+import Relay
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+Localization.setUp()
+exit(await CLI.run(Array(CommandLine.arguments.dropFirst())))

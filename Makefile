@@ -1,0 +1,45 @@
+# ccrelay — the two commands of the README are `make demo` and `make test`;
+# both install what is missing first (scripts/bootstrap).
+
+SWIFT_DIR := $(wildcard /opt/swift/usr/bin)
+ifneq ($(SWIFT_DIR),)
+export PATH := $(SWIFT_DIR):$(PATH)
+endif
+
+SWIFT ?= swift
+LANGUAGES := zh_CN zh_TW
+PO_DIR := resources/po
+
+.PHONY: all bootstrap build locale pot test demo clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build
+	@$(MAKE) --no-print-directory locale BIN="$$($(SWIFT) build --show-bin-path)"
+
+# Compiles the catalogues next to the binaries, where ccrelay finds them.
+locale:
+	@test -n "$(BIN)" || { echo "make locale needs BIN=<swift build --show-bin-path>"; exit 1; }
+	@for lang in $(LANGUAGES); do \
+		mkdir -p "$(BIN)/locale/$$lang/LC_MESSAGES" && \
+		msgfmt --check -o "$(BIN)/locale/$$lang/LC_MESSAGES/ccrelay.mo" "$(PO_DIR)/$$lang.po" || exit 1; \
+	done
+
+# Re-extracts the message catalogue template from the sources.
+pot:
+	xgettext --no-wrap --language=C --keyword=localize --from-code=UTF-8 --package-name=ccrelay \
+		-o $(PO_DIR)/ccrelay.pot $$(grep -rl 'localize(' Sources --include=*.swift | sort)
+	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
+
+test: build
+	scripts/with-private-desktop $(SWIFT) test
+
+demo: build
+	@scripts/demo "$$($(SWIFT) build --show-bin-path)"
+
+clean:
+	rm -rf .build demo-out

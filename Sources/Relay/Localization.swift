@@ -1,0 +1,49 @@
+import CLinux
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The user's language through glibc's gettext (text domain `ccrelay`).
+///
+/// Catalogues are looked up in `$CCRELAY_LOCALEDIR`, then beside the
+/// executable (`locale/`, where the build puts them), then in the install
+/// prefix (`../share/locale`).
+public enum Localization {
+    public static let domain = "ccrelay"
+
+    /// Adopts the user's locale and binds the text domain. Call once at start.
+    public static func setUp() {
+        setlocale(LC_ALL, "")
+        if let directory = catalogueDirectory() {
+            bindtextdomain(domain, directory)
+        }
+        bind_textdomain_codeset(domain, "UTF-8")
+    }
+
+    /// The translation of `messageID` in the user's language, or the English original.
+    public static func localize(_ messageID: String) -> String {
+        // gettext returns its argument itself when there is no translation,
+        // so the result is read while the argument's C string is alive.
+        messageID.withCString { cMessageID in
+            guard let translated = dgettext(domain, cMessageID), translated != UnsafeMutablePointer(mutating: cMessageID)
+            else { return messageID }
+            return String(cString: translated)
+        }
+    }
+
+    static func catalogueDirectory() -> String? {
+        if let explicit = getenv("CCRELAY_LOCALEDIR") { return String(cString: explicit) }
+        guard let executable = executablePath() else { return nil }
+        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        let candidates = [folder + "/locale", folder + "/../share/locale"]
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    private static func executablePath() -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,87 @@
+/// A usage error: the message, and the exit status 2 it leads to.
+struct UsageError: Error {
+    var message: String
+}
+
+/// The command line of one subcommand, parsed.
+struct ParsedArguments {
+    var flags: Set<String> = []
+    var values: [String: String] = [:]
+    var positionals: [String] = []
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+}
+
+/// Parses GNU-style arguments: `--name`, `--name=value`, `--name value`,
+/// `-h`, and `--` to end options. Only the options named are accepted; an
+/// unknown one is a usage error with the nearest known name suggested.
+func parseArguments(_ arguments: [String], flags: [String], valued: [String]) throws(UsageError) -> ParsedArguments {
+    var parsed = ParsedArguments()
+    var index = 0
+    var optionsEnded = false
+    let known = (flags + valued + ["help"]).map { "--" + $0 }
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        if optionsEnded || argument == "-" || !argument.hasPrefix("-") {
+            parsed.positionals.append(argument)
+            continue
+        }
+        if argument == "--" {
+            optionsEnded = true
+            continue
+        }
+        if argument == "-h" {
+            parsed.flags.insert("help")
+            continue
+        }
+        guard argument.hasPrefix("--") else {
+            throw UsageError(message: "unknown option '\(argument)'")
+        }
+        let body = argument.dropFirst(2)
+        let name = String(body.prefix { $0 != "=" })
+        let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
+        if flags.contains(name) || name == "help" {
+            if inlineValue != nil { throw UsageError(message: "option '--\(name)' takes no value") }
+            parsed.flags.insert(name)
+        } else if valued.contains(name) {
+            if let inlineValue {
+                parsed.values[name] = inlineValue
+            } else if index < arguments.count {
+                parsed.values[name] = arguments[index]
+                index += 1
+            } else {
+                throw UsageError(message: "option '--\(name)' needs a value")
+            }
+        } else {
+            var message = "unknown option '--\(name)'"
+            if let nearest = nearestMatch(to: "--" + name, among: known) { message += "; did you mean '\(nearest)'?" }
+            throw UsageError(message: message)
+        }
+    }
+    return parsed
+}
+
+/// The candidate closest to `word` by edit distance, when it is close enough to be a typo.
+func nearestMatch(to word: String, among candidates: [String]) -> String? {
+    let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
+    guard let (candidate, distance) = scored, distance <= max(2, word.count / 3) else { return nil }
+    return candidate
+}
+
+/// Levenshtein distance between two strings, by characters.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}
