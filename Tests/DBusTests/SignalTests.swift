@@ -60,10 +60,14 @@ import Testing
         let impostor = try bus.connect(label: "impostor")
         #expect(try await emitter.requestName("test.Owner") == .primaryOwner)
         let received = LockedBox<[Message]>([])
+        // A broad subscription makes the bus route every Ping here, so the
+        // sender filter of the narrow one must do its own work.
+        let everything = LockedBox<[Message]>([])
+        _ = try await subscribe(MatchRule(member: "Ping"), into: everything)
         _ = try await subscribe(MatchRule(sender: "test.Owner", member: "Ping"), into: received)
         try await emit(from: impostor, [.string("from impostor")])
         try await emit(from: emitter, [.string("from owner")])
-        #expect(await eventually { received.get().count == 1 })
+        #expect(await eventually { received.get().count == 1 && everything.get().count == 2 })
         #expect(try received.get().first?.argument(0, as: String.self) == "from owner")
         // Ownership moves: now only the new owner's signals count.
         try await emitter.releaseName("test.Owner")
