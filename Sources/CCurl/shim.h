@@ -12,6 +12,8 @@ static inline CURLcode ccurl_setopt_write_function(CURL *h, size_t (*f)(char *, 
     return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f);
 }
 static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
+/* CURLVERSION_NOW is a macro naming the newest struct layout. */
+static inline curl_version_info_data *ccurl_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
 static inline CURLcode ccurl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 
 #endif

@@ -20,24 +20,10 @@ public final class Dunst: Sendable {
         guard try await bus.waitForName(notificationsName) else { throw TestSetupError("dunst did not start") }
     }
 
-    /// A dunstrc that keeps every notification until closed and records it in history.
-    static let configPath: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-test-dunstrc").path
-        let text = """
-            [global]
-            history_length = 100
-            idle_threshold = 0
-            show_age_threshold = -1
-            [urgency_low]
-            timeout = 0
-            [urgency_normal]
-            timeout = 0
-            [urgency_critical]
-            timeout = 0
-            """
-        try? text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }()
+    /// The project's dunstrc (scripts/dunstrc): bubbles stay until closed and
+    /// every one is kept in history; markup is parsed, as on most desktops.
+    static let configPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("scripts/dunstrc").path
 
     /// Stops dunst and waits until its bus name is gone.
     public func stop() async throws {
@@ -57,7 +43,6 @@ public final class Dunst: Sendable {
         public var summary: String
         public var body: String
         public var category: String
-        public var urgency: String
     }
 
     /// Closes every open bubble, then reads the history (newest first).
@@ -72,7 +57,7 @@ public final class Dunst: Sendable {
             Record(
                 id: field(entry, "id") as? Int ?? -1, appName: field(entry, "appname") as? String ?? "",
                 summary: field(entry, "summary") as? String ?? "", body: field(entry, "body") as? String ?? "",
-                category: field(entry, "category") as? String ?? "", urgency: field(entry, "urgency") as? String ?? "")
+                category: field(entry, "category") as? String ?? "")
         }
     }
 }
