@@ -204,4 +204,21 @@ import Testing
         #expect(call[1] == .uint32(0), "an id of the old server is never sent to the new one")
         #expect(call[5] == ["default", "Show status"].dbusValue)
     }
+
+    @Test func malformedRepliesAreTypedErrorsNotCrashes() async throws {
+        let bus = try PrivateBus()
+        let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
+        try await mock.replaceMethod("GetCapabilities", input: "", output: "s", code: "ret = 'actions'")
+        try await mock.replaceMethod("GetServerInformation", input: "", output: "u", code: "ret = 7")
+        try await mock.replaceMethod("Notify", input: "susssasa{sv}i", output: "s", code: "ret = 'not an id'")
+        let harness = try await NotifierHarness(bus: bus)
+        #expect(try await harness.waitForServer())
+        #expect(try await harness.server?.capabilities == [], "unreadable capabilities count as none")
+        try await harness.post(.sample(.loggedOut))
+        #expect(await eventually {
+            harness.events.get().contains { if case .failed(.loggedOut, let error) = $0 { error.name == .invalidSignature } else { false } }
+        })
+        #expect(harness.logLines.get().contains { $0.contains("capabilities are unreadable") })
+        #expect(harness.logLines.get().contains { $0.contains("did not show") })
+    }
 }

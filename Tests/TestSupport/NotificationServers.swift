@@ -91,6 +91,12 @@ public final class MockNotificationServer: Sendable {
 
     deinit { connection.queue.sync { connection.close() } }
 
+    /// Replaces a method of the notification interface with python `code`
+    /// (dbusmock's AddMethod), for example to answer with the wrong types.
+    public func replaceMethod(_ name: String, input: String, output: String, code: String) async throws {
+        _ = try await mock("AddMethod", [.string(notificationsName), .string(name), .string(input), .string(output), .string(code)])
+    }
+
     private func mock(_ member: String, _ body: [Value]) async throws -> Message {
         try await connection.call(
             .methodCall(
