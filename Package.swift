@@ -8,22 +8,29 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ccrelay", targets: ["ccrelay"]),
+        .executable(name: "ccsim", targets: ["ccsim"]),
     ],
     targets: [
         // System libraries from Debian's -dev packages (see scripts/bootstrap).
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev", "libgnutls28-dev"])]),
         .systemLibrary(name: "CLinux"),
 
         .target(name: "DBus", dependencies: ["CDBus"]),
+        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL"]),
         .target(name: "RelayCore"),
         .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux"]),
         .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
+        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
 
         .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "TestSupport"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["DBus", "TestSupport", "CCurl", "CSQLite"]),
     ],

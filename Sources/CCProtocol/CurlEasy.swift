@@ -1,0 +1,59 @@
+import CCurl
+
+/// One libcurl easy handle: keeps its connection and TLS session between
+/// requests. Not thread-safe: the `CCClient` owning it uses it on one queue.
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+    private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+
+    /// libcurl's global setup, once per process, before the first handle.
+    private static let globalSetup: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+
+    init() {
+        Self.globalSetup
+        guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
+        self.handle = handle
+        _ = errorBuffer.withUnsafeMutableBufferPointer { ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress) }
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    /// The funnel for `curl_easy_setopt`: a refused option is a configuration
+    /// error naming the option, never silently ignored.
+    func set(_ option: CURLoption, _ value: Int, _ what: String) throws(ClientConfigurationError) {
+        try check(ccurl_setopt_long(handle, option, value), what)
+    }
+
+    func set(_ option: CURLoption, _ value: String?, _ what: String) throws(ClientConfigurationError) {
+        try check(ccurl_setopt_string(handle, option, value), what)
+    }
+
+    private func check(_ code: CURLcode, _ what: String) throws(ClientConfigurationError) {
+        guard code == CURLE_OK else {
+            throw ClientConfigurationError("libcurl refused \(what): \(String(cString: curl_easy_strerror(code)))")
+        }
+    }
+
+    /// The detail libcurl wrote for the last failure, or its generic text.
+    func failureText(_ code: CURLcode) -> String {
+        let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+
+    func clearError() { errorBuffer[0] = 0 }
+
+    func info(_ item: CURLINFO) -> Int {
+        var value = 0
+        _ = ccurl_getinfo_long(handle, item, &value)
+        return value
+    }
+
+    /// The value of response header `name`, if it came.
+    func header(_ name: String) -> String? {
+        var found: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
+            let value = found?.pointee.value
+        else { return nil }
+        return String(cString: value)
+    }
+}

@@ -1,0 +1,101 @@
+import CCurl
+
+/// Where and how to reach the CC server: the `[server]` and `[auth]` facts
+/// of the configuration that the client needs.
+public struct ServerConfiguration: Sendable, Hashable {
+    /// Base URL such as `https://cc.campus.example/`.
+    public var url: String
+    /// A campus CA file; nil means the system trust store.
+    public var caFile: String?
+    /// `sha256//BASE64=` public-key pin, checked on top of the CA.
+    public var pinnedKey: String?
+    /// Bind the requests to this network interface.
+    public var interface: String?
+    /// Client certificate: PEM (may hold the key) or PKCS#12 (`.p12`/`.pfx`).
+    public var certificate: String?
+    /// PEM private key, when not inside `certificate`.
+    public var key: String?
+    /// Passphrase of the key or of the PKCS#12 bundle.
+    public var keyPassphrase: String?
+    /// Time to set up a connection.
+    public var connectTimeout: Duration
+    /// Longest time one request may take (the caller may ask for less).
+    public var requestTimeout: Duration
+
+    public init(url: String, caFile: String? = nil, pinnedKey: String? = nil, interface: String? = nil,
+                certificate: String? = nil, key: String? = nil, keyPassphrase: String? = nil,
+                connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(15)) {
+        self.url = url
+        self.caFile = caFile
+        self.pinnedKey = pinnedKey
+        self.interface = interface
+        self.certificate = certificate
+        self.key = key
+        self.keyPassphrase = keyPassphrase
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+    }
+
+    /// True when the certificate is a PKCS#12 bundle (by its file name).
+    var certificateIsPKCS12: Bool {
+        guard let certificate else { return false }
+        let lower = certificate.lowercased()
+        return lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
+    }
+}
+
+/// A configuration the client refuses, with the reason and the fix.
+public struct ClientConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The parts of the server URL the client checks.
+struct ServerURL {
+    var scheme: String
+    var host: String
+    /// The base with exactly one trailing slash.
+    var base: String
+
+    /// Parses with libcurl's own URL parser; plain http only to loopback.
+    init(parsing text: String) throws(ClientConfigurationError) {
+        guard let handle = curl_url() else { throw ClientConfigurationError("out of memory parsing the server URL") }
+        defer { curl_url_cleanup(handle) }
+        guard curl_url_set(handle, CURLUPART_URL, text, 0) == CURLUE_OK else {
+            throw ClientConfigurationError("server url '\(text)' is not a URL; write it like https://cc.campus.example/")
+        }
+        func part(_ which: CURLUPart) -> String? {
+            var value: UnsafeMutablePointer<CChar>?
+            guard curl_url_get(handle, which, &value, 0) == CURLUE_OK, let value else { return nil }
+            defer { curl_free(value) }
+            return String(cString: value)
+        }
+        scheme = (part(CURLUPART_SCHEME) ?? "").lowercased()
+        host = (part(CURLUPART_HOST) ?? "").lowercased()
+        guard scheme == "https" || scheme == "http" else {
+            throw ClientConfigurationError("server url '\(text)' must start with https://")
+        }
+        if scheme == "http" && !ServerURL.isLoopback(host) {
+            throw ClientConfigurationError(
+                "server url '\(text)' uses plain http, which is only allowed to a loopback address; use https://")
+        }
+        if part(CURLUPART_QUERY) != nil || part(CURLUPART_FRAGMENT) != nil {
+            throw ClientConfigurationError("server url '\(text)' must not have a query or fragment")
+        }
+        base = text.hasSuffix("/") ? text : text + "/"
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.trimmingCharacters(in: ["[", "]"])
+        if bare == "localhost" || bare == "::1" { return true }
+        let octets = bare.split(separator: ".")
+        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    }
+}

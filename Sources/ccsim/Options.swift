@@ -1,0 +1,124 @@
+/// The command line of `ccsim`.
+struct Options {
+    var address = "127.0.0.1"
+    var port: UInt16 = 0
+    var controlPort: UInt16 = 0
+    var tlsCertificate: String?
+    var tlsKey: String?
+    var clientCA: String?
+    var interval = 60
+    var timeout = 180
+    var location = "none"
+    var users: [String: String] = [:]
+
+    static let usage = """
+        Usage: ccsim [options]
+
+        A CC/1 server simulator for ccrelay's demo and tests. It serves the protocol of
+        docs/protocol.md on a loopback address, over HTTPS with client certificates
+        (or plain HTTP without --tls-cert), logs sessions out after `timeout` seconds
+        without an accepted keep-alive, and takes scripted faults on a separate,
+        plain-HTTP control API. On start it prints two lines and keeps running until
+        SIGINT or SIGTERM:
+            url=https://127.0.0.1:PORT/
+            control=http://127.0.0.1:PORT/control/
+
+        Options:
+          --listen ADDRESS[:PORT]  loopback IPv4 address and port (default 127.0.0.1:0,
+                                   a free port)
+          --control-port PORT      port of the control API (default: a free port)
+          --tls-cert FILE          server certificate (PEM); with --tls-key, serve HTTPS
+          --tls-key FILE           server private key (PEM)
+          --client-ca FILE         CA (PEM) that must have issued client certificates;
+                                   logins without a valid one get 401 certificate_rejected
+          --interval SECONDS       keep-alive interval granted (default 60)
+          --timeout SECONDS        logout after this long without a keep-alive (default 180)
+          --location MODE          none | optional | required (default none)
+          --user ID:PASSWORD       accept a password login (repeatable)
+          -h, --help               show this help
+
+        Control API (JSON bodies; answers JSON):
+          GET    /control/sessions        every session: token, ip, device, state, reason,
+                                          and each keep-alive report (seq, location, at,
+                                          accepted)
+          GET    /control/stats           {"connections": N, "requests": N} on the CC/1 port
+          POST   /control/kick            {"session"?: TOKEN, "reason"?: R, "message"?: TEXT}
+                                          end one session (or all) with reason R (kicked)
+          POST   /control/expire          {"session"?: TOKEN} as if the timeout had passed
+          POST   /control/notice          {"id", "title", "body", "urgency"?} sent in every
+                                          reply from now on;  DELETE clears the notices
+          POST   /control/settings        {"interval"?, "timeout"?, "location"?}
+          POST   /control/refuse-logins   {"status": 401, "error": "bad_credentials",
+                                          "message"?: TEXT};  DELETE accepts logins again
+          POST   /control/fault           {"endpoint": "login"|"keepalive"|"logout"|"any",
+                                           "kind": "status"|"rate-limit"|"hang"|"slow"|
+                                                   "garbage"|"oversized"|"reset",
+                                           "status"?: 503, "retry_after"?: S,
+                                           "delay_ms"?: MS, "count"?: N (default: forever)}
+          DELETE /control/fault           clear all faults
+        """
+
+    static func parse(_ arguments: [String]) throws(SimulatorError) -> Options? {
+        var options = Options()
+        var index = 0
+        func value(_ name: String) throws(SimulatorError) -> String {
+            index += 1
+            guard index < arguments.count else { throw SimulatorError("option \(name) needs a value") }
+            return arguments[index]
+        }
+        func number(_ name: String, _ range: ClosedRange<Int>) throws(SimulatorError) -> Int {
+            let text = try value(name)
+            guard let parsed = Int(text), range.contains(parsed) else {
+                throw SimulatorError("option \(name) needs a number in \(range.lowerBound)...\(range.upperBound), not '\(text)'")
+            }
+            return parsed
+        }
+        while index < arguments.count {
+            var argument = arguments[index]
+            if argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") {
+                var split = arguments
+                split.replaceSubrange(index...index, with: [String(argument[..<equals]), String(argument[argument.index(after: equals)...])])
+                return try parse(split)
+            }
+            switch argument {
+            case "-h", "--help": return nil
+            case "--listen":
+                argument = try value(argument)
+                let parts = argument.split(separator: ":", maxSplits: 1).map(String.init)
+                options.address = parts[0]
+                if parts.count == 2 {
+                    guard let port = UInt16(parts[1]) else { throw SimulatorError("--listen port '\(parts[1])' is not a port") }
+                    options.port = port
+                }
+                guard options.address.hasPrefix("127.") else {
+                    throw SimulatorError("ccsim listens on loopback addresses only (127.0.0.0/8), not \(options.address)")
+                }
+            case "--control-port": options.controlPort = UInt16(try number(argument, 0...65535))
+            case "--tls-cert": options.tlsCertificate = try value(argument)
+            case "--tls-key": options.tlsKey = try value(argument)
+            case "--client-ca": options.clientCA = try value(argument)
+            case "--interval": options.interval = try number(argument, 1...3600)
+            case "--timeout": options.timeout = try number(argument, 1...86400)
+            case "--location":
+                options.location = try value(argument)
+                guard ["none", "optional", "required"].contains(options.location) else {
+                    throw SimulatorError("--location is none, optional or required")
+                }
+            case "--user":
+                let pair = try value(argument).split(separator: ":", maxSplits: 1).map(String.init)
+                guard pair.count == 2 else { throw SimulatorError("--user takes ID:PASSWORD") }
+                options.users[pair[0]] = pair[1]
+            default:
+                throw SimulatorError("unknown option '\(argument)'; see ccsim --help")
+            }
+            index += 1
+        }
+        if (options.tlsCertificate == nil) != (options.tlsKey == nil) {
+            throw SimulatorError("--tls-cert and --tls-key go together")
+        }
+        if options.clientCA != nil && options.tlsCertificate == nil {
+            throw SimulatorError("--client-ca needs HTTPS (--tls-cert and --tls-key)")
+        }
+        return options
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func say(_ text: String, to fd: Int32 = 1) {
+    let line = Array((text + "\n").utf8)
+    _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+}
+
+func readText(_ path: String, what: String) throws(SimulatorError) -> String {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw SimulatorError("cannot read \(what) \(path)")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+func start(_ options: Options) throws(SimulatorError) -> (HTTPServer, HTTPServer) {
+    let simulator = Simulator(settings: .init(
+        interval: options.interval, timeout: options.timeout, location: options.location,
+        requireClientCertificate: options.clientCA != nil, users: options.users))
+    var tls: HTTPServer.TLSFiles?
+    if let certificate = options.tlsCertificate, let key = options.tlsKey {
+        tls = .init(certificatePEM: try readText(certificate, what: "TLS certificate"),
+                    keyPEM: try readText(key, what: "TLS key"),
+                    clientCAPEM: try options.clientCA.map { (path) throws(SimulatorError) in try readText(path, what: "client CA") })
+    }
+    let service = try HTTPServer(address: options.address, port: options.port, tls: tls, handler: simulator.handle)
+    let control = ControlAPI(simulator: simulator, server: { [weak service] in service })
+    let controlServer = try HTTPServer(address: options.address, port: options.controlPort, tls: nil, handler: control.handle)
+    return (service, controlServer)
+}
+
+let options: Options
+do {
+    guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {
+        say(Options.usage)
+        exit(0)
+    }
+    options = parsed
+} catch {
+    say("ccsim: \(error)", to: 2)
+    exit(2)
+}
+
+do {
+    let (service, control) = try start(options)
+    say("url=\(options.tlsCertificate == nil ? "http" : "https")://\(options.address):\(service.port)/")
+    say("control=http://\(options.address):\(control.port)/control/")
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let stop: @Sendable () -> Void = {
+        control.stop()
+        service.stop()
+        exit(0)
+    }
+    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
+    let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+    interrupt.setEventHandler { stop() }
+    terminate.setEventHandler { stop() }
+    interrupt.resume()
+    terminate.resume()
+    dispatchMain()
+} catch {
+    say("ccsim: \(error)", to: 2)
+    exit(1)
+}
