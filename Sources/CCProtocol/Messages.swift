@@ -109,6 +109,11 @@ public struct KeepAliveGrant: Sendable, Hashable {
     public var interval: Int?
     public var timeout: Int?
     public var notices: [Notice]
+    public init(interval: Int?, timeout: Int?, notices: [Notice]) {
+        self.interval = interval
+        self.timeout = timeout
+        self.notices = notices
+    }
 }
 
 /// The wire forms of the replies, decoded leniently and then validated.
@@ -138,7 +143,9 @@ enum Wire {
         var retry_after: Int?
     }
 
-    static let intervalRange = 5...3600
+    /// CC/1 servers grant 5–3600 s; the client accepts down to 1 s, leniently,
+    /// so the simulator can play whole scenarios in seconds.
+    static let intervalRange = 1...3600
 
     /// Why a reply is not valid CC/1.
     struct Problem: Error {
@@ -150,7 +157,7 @@ enum Wire {
             session.utf8.allSatisfy({ (0x21...0x7e).contains($0) })
         else { return .failure(Problem(text: "the login reply has no valid session token")) }
         guard let interval = reply.interval, intervalRange.contains(interval) else {
-            return .failure(Problem(text: "the login reply's interval is missing or outside 5–3600 s"))
+            return .failure(Problem(text: "the login reply's interval is missing or outside 1–3600 s"))
         }
         guard let timeout = reply.timeout, timeout > interval else {
             return .failure(Problem(text: "the login reply's timeout is missing or not longer than its interval"))
@@ -164,7 +171,7 @@ enum Wire {
 
     static func validate(_ reply: KeepAliveReply) -> Result<KeepAliveGrant, Problem> {
         if let interval = reply.interval, !intervalRange.contains(interval) {
-            return .failure(Problem(text: "the keep-alive reply's interval \(interval) is outside 5–3600 s"))
+            return .failure(Problem(text: "the keep-alive reply's interval \(interval) is outside 1–3600 s"))
         }
         if let timeout = reply.timeout, timeout <= (reply.interval ?? 0) {
             return .failure(Problem(text: "the keep-alive reply's timeout is not longer than its interval"))

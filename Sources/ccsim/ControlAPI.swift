@@ -12,8 +12,11 @@ struct ControlAPI: Sendable {
         let data = Data(request.body)
         switch (request.method, request.path) {
         case ("GET", "/control/sessions"):
+            let now = simulator.clock.now
             return encodeReply(200, simulator.state.withLock { state in
-                state.sessions.values.sorted { $0.createdAt < $1.createdAt }.map(SessionView.init)
+                state.sessions.values.sorted { $0.createdAt < $1.createdAt }.map {
+                    SessionView($0, expired: now > $0.lastAccepted + .seconds($0.timeout))
+                }
             })
         case ("GET", "/control/stats"):
             let listener = server()
@@ -88,20 +91,28 @@ struct ControlAPI: Sendable {
         var device: String
         var user: String?
         var certificate: String?
+        var userAgent: String?
         var state: String
         var reason: String?
         var interval: Int
         var timeout: Int
         var reports: [Simulator.Report]
 
-        init(_ session: Simulator.Session) {
+        enum CodingKeys: String, CodingKey {
+            case session, ip, device, user, certificate, state, reason, interval, timeout, reports
+            case userAgent = "user_agent"
+        }
+
+        init(_ session: Simulator.Session, expired: Bool) {
             self.session = session.token
             ip = session.ip
             device = session.device
             user = session.user
             certificate = session.certificate
-            state = session.endedReason == nil ? "online" : "logged_out"
-            reason = session.endedReason
+            userAgent = session.userAgent
+            let reason = session.endedReason ?? (expired ? "expired" : nil)
+            state = reason == nil ? "online" : "logged_out"
+            self.reason = reason
             interval = session.interval
             timeout = session.timeout
             reports = session.reports

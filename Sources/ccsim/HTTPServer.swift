@@ -10,6 +10,7 @@ struct HTTPRequest: Sendable {
     var method: String
     var path: String
     var authorization: String?
+    var userAgent: String?
     var body: [UInt8]
     var peer: String
     var bodyTooLarge: Bool
@@ -114,7 +115,8 @@ final class HTTPServer: Sendable {
         }
         requestsHandled.add(1, ordering: .relaxed)
         let request = HTTPRequest(
-            method: method, path: url, authorization: header(connection, "Authorization"), body: context.body,
+            method: method, path: url, authorization: header(connection, "Authorization"),
+            userAgent: header(connection, "User-Agent"), body: context.body,
             peer: peerAddress(connection), bodyTooLarge: context.tooLarge,
             clientCertificate: clientCertificate(connection))
         switch handler(request) {

@@ -39,6 +39,7 @@ final class Simulator: Sendable {
         var device: String
         var user: String?
         var certificate: String?
+        var userAgent: String?
         var createdAt: Double
         var lastAccepted: ContinuousClock.Instant
         var interval: Int
@@ -178,7 +179,7 @@ final class Simulator: Sendable {
             }
             let token = Self.newToken()
             state.sessions[token] = Session(
-                token: token, ip: request.peer, device: body.device ?? "", user: body.user, certificate: certificateName,
+                token: token, ip: request.peer, device: body.device ?? "", user: body.user, certificate: certificateName, userAgent: request.userAgent,
                 createdAt: Self.wallClock(), lastAccepted: clock.now, interval: state.settings.interval,
                 timeout: state.settings.timeout)
             return encodeReply(201, LoginReply(

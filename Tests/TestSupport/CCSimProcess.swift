@@ -1,0 +1,53 @@
+import Foundation
+
+/// A running `ccsim` (the built simulator), stopped when released.
+public final class CCSimProcess: Sendable {
+    private let process: ChildProcess
+    /// The CC/1 base URL, such as `https://127.0.0.1:41234/`.
+    public let url: String
+    /// The control API base, such as `http://127.0.0.1:41235/control/`.
+    public let controlURL: String
+
+    /// Starts ccsim with `arguments`; with `tls`, over HTTPS requiring client
+    /// certificates from the test PKI's CA.
+    public init(tls: Bool = true, _ arguments: [String] = []) throws {
+        let pki = TestPKI.shared
+        let tlsArguments = tls
+            ? ["--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey, "--client-ca", pki.caCertificate] : []
+        let executable = buildProductsDirectory.appendingPathComponent("ccsim").path
+        process = try ChildProcess(executable, tlsArguments + arguments)
+        guard let first = process.readLine(), first.hasPrefix("url="), let second = process.readLine(),
+            second.hasPrefix("control=")
+        else {
+            let error = String(decoding: process.standardError?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            throw TestSetupError("ccsim did not start: \(error)")
+        }
+        url = String(first.dropFirst(4))
+        controlURL = String(second.dropFirst(8))
+    }
+
+    /// Calls the control API with curl; returns the decoded JSON answer.
+    @discardableResult
+    public func control(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any {
+        var arguments = ["-sS", "--noproxy", "*", "-X", method, controlURL + path]
+        if let body {
+            arguments += ["-H", "Content-Type: application/json",
+                          "-d", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)]
+        }
+        let result = try run("/usr/bin/curl", arguments)
+        guard result.status == 0 else { throw TestSetupError("control \(path): \(result.standardError)") }
+        return try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8), options: [.fragmentsAllowed])
+    }
+
+    /// The sessions as the simulator saw them.
+    public func sessions() throws -> [[String: Any]] {
+        try control("GET", "sessions") as? [[String: Any]] ?? []
+    }
+
+    /// TCP connections accepted on the CC/1 port so far.
+    public func connections() throws -> Int {
+        (try control("GET", "stats") as? [String: Any])?["connections"] as? Int ?? -1
+    }
+
+    public func stop() { process.stop() }
+}
