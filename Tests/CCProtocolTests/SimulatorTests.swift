@@ -6,10 +6,10 @@ import Testing
 /// The simulator's own behaviour: server-side expiry and its control API.
 @Suite struct SimulatorTests {
     @Test func sessionsExpireAfterTimeoutWithoutAKeepAlive() async throws {
-        let sim = try CCSimProcess(tls: false, ["--interval", "1", "--timeout", "2"])
+        let sim = try CCSimProcess(tls: false, ["--interval", "1", "--timeout", "4"])
         let cc = try CCClient(configuration: ServerConfiguration(url: sim.url), client: ClientInfo(version: "1"))
         guard case .loggedIn(let grant) = await cc.login(device: "d").outcome else { throw TestSetupError("login") }
-        try await Task.sleep(for: .milliseconds(1200))
+        try await Task.sleep(for: .milliseconds(1000))
         guard case .accepted = await cc.keepAlive(session: grant.session, seq: 1).outcome else {
             Issue.record("within the timeout the keep-alive is accepted")
             return
