@@ -83,8 +83,12 @@ public final class Connection: @unchecked Sendable {
     }
 
     deinit {
-        if isConnected { dbus_connection_close(raw) }
-        dbus_connection_unref(raw)
+        // libdbus's callbacks run on `queue`; tear down there so none is in flight.
+        let teardown = { [raw, isConnected] in
+            if isConnected { dbus_connection_close(raw) }
+            dbus_connection_unref(raw)
+        }
+        if queue.isCurrent { teardown() } else { queue.sync(execute: teardown) }
     }
 
     /// Closes the connection (on `queue`). Pending calls fail with `.disconnected`;

@@ -1,4 +1,3 @@
-import Dispatch
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -46,22 +45,16 @@ do {
 
 do {
     let (service, control) = try start(options)
+    // A plain handler, installed before the URL is announced, so a signal sent
+    // the moment the URL is known is never lost. Nothing needs saving: exit.
+    signal(SIGINT) { _ in _exit(0) }
+    signal(SIGTERM) { _ in _exit(0) }
     say("url=\(options.tlsCertificate == nil ? "http" : "https")://\(options.address):\(service.port)/")
     say("control=http://\(options.address):\(control.port)/control/")
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let stop: @Sendable () -> Void = {
-        control.stop()
-        service.stop()
-        exit(0)
+    // The servers run on their own threads until a signal ends the process.
+    withExtendedLifetime((service, control)) {
+        while true { pause() }
     }
-    let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-    let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
-    interrupt.setEventHandler { stop() }
-    terminate.setEventHandler { stop() }
-    interrupt.resume()
-    terminate.resume()
-    dispatchMain()
 } catch {
     say("ccsim: \(error)", to: 2)
     exit(1)

@@ -12,8 +12,10 @@ public final class ChildProcess: @unchecked Sendable {
     private var exitStatus: Int32?
 
     /// Starts `executable` with `arguments`; `environment` is added to this process's.
+    /// With `outputFiles`, stdout and stderr are written to those paths instead.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                captureOutput: Bool = true) throws {
+                captureOutput: Bool = true, outputFiles: (String, String)? = nil) throws {
+        let captureOutput = captureOutput && outputFiles == nil
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -21,10 +23,15 @@ public final class ChildProcess: @unchecked Sendable {
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         if captureOutput {
+            // Close-on-exec, so that children started at the same time by other
+            // tests do not inherit these pipes and hold them open.
             guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else { throw TestSetupError("pipe failed") }
+            for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
             posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-            for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        } else if let (out, err) = outputFiles {
+            posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         } else {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
@@ -116,23 +123,24 @@ public struct CommandResult: Sendable {
 }
 
 /// Runs a command to its end, with `environment` added to this process's.
+///
+/// Output goes to temporary files, not pipes: reading pipes would need a
+/// second thread, and the test runner's threads are few and shared.
 public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
     -> CommandResult
 {
-    let child = try ChildProcess(executable, arguments, environment: environment)
-    // Read both pipes to the end concurrently so a full pipe cannot stall the child.
-    let errorData = LockedBox(Data())
-    let errorDone = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-        errorData.set(child.standardError?.readDataToEndOfFile() ?? Data())
-        errorDone.signal()
+    let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-run-\(UUID().uuidString)").path
+    defer {
+        unlink(base + ".out")
+        unlink(base + ".err")
     }
-    let output = child.standardOutput?.readDataToEndOfFile() ?? Data()
-    errorDone.wait()
+    let child = try ChildProcess(
+        executable, arguments, environment: environment, outputFiles: (base + ".out", base + ".err"))
     let status = child.wait()
-    return CommandResult(
-        status: status, standardOutput: String(decoding: output, as: UTF8.self),
-        standardError: String(decoding: errorData.get(), as: UTF8.self))
+    func text(_ path: String) -> String {
+        (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+    return CommandResult(status: status, standardOutput: text(base + ".out"), standardError: text(base + ".err"))
 }
 
 /// A value shared between threads behind a lock.
