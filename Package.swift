@@ -26,6 +26,7 @@ let package = Package(
         .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux"]),
         .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
+        .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol"], path: "bench/keepalive-bench"),
 
         .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
