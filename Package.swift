@@ -33,7 +33,8 @@ let package = Package(
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "TestSupport"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["DBus", "TestSupport", "CCurl", "CSQLite"]),
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["DBus", "Relay", "CCProtocol", "TestSupport", "CCurl", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,6 +14,7 @@ enum CLI {
         Subcommand(
             name: "notify-test", summary: "show an example of every alert through the desktop's notifications",
             run: NotifyTestCommand.run),
+        Subcommand(name: "login", summary: "save your campus password in the desktop keyring", run: LoginCommand.run),
     ]
 
     static var overview: String {

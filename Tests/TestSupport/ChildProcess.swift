@@ -14,12 +14,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments`; `environment` is added to this process's.
     /// With `outputFiles`, stdout and stderr are written to those paths instead.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                captureOutput: Bool = true, outputFiles: (String, String)? = nil) throws {
+                captureOutput: Bool = true, outputFiles: (String, String)? = nil, inputFile: String = "/dev/null") throws {
         let captureOutput = captureOutput && outputFiles == nil
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, inputFile, O_RDONLY, 0)
         var outPipe: [Int32] = [-1, -1]
         var errPipe: [Int32] = [-1, -1]
         if captureOutput {
@@ -126,16 +126,19 @@ public struct CommandResult: Sendable {
 ///
 /// Output goes to temporary files, not pipes: reading pipes would need a
 /// second thread, and the test runner's threads are few and shared.
-public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
-    -> CommandResult
+public func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String = "")
+    throws -> CommandResult
 {
     let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-run-\(UUID().uuidString)").path
     defer {
         unlink(base + ".out")
         unlink(base + ".err")
+        unlink(base + ".in")
     }
+    try input.write(toFile: base + ".in", atomically: false, encoding: .utf8)
     let child = try ChildProcess(
-        executable, arguments, environment: environment, outputFiles: (base + ".out", base + ".err"))
+        executable, arguments, environment: environment, outputFiles: (base + ".out", base + ".err"),
+        inputFile: base + ".in")
     let status = child.wait()
     func text(_ path: String) -> String {
         (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
