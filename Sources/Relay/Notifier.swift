@@ -151,12 +151,6 @@ public final class Notifier: @unchecked Sendable {
         }
     }
 
-    /// The id the server gave the bubble of `kind`, while it is shown.
-    public func notificationID(of kind: AlertKind) -> UInt32? {
-        if case .shown(let id) = slots[kind] { return id }
-        return nil
-    }
-
     // MARK: Server changes
 
     private func logWaiting(_ alert: Alert) {

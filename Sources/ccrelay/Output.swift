@@ -27,5 +27,4 @@ enum ExitStatus {
     static let ok: Int32 = 0
     static let failure: Int32 = 1
     static let usage: Int32 = 2
-    static let daemonNotRunning: Int32 = 3
 }

@@ -99,6 +99,13 @@ import Testing
         #expect(property.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "u 3")
     }
 
+    @Test func anUnexportedObjectIsGone() async throws {
+        let ping = Message.methodCall(destination: server.uniqueName, path: "/test/app/status", interface: "test.Status", member: "Ping")
+        #expect(try await client.call(ping).argument(0, as: String.self) == "pong")
+        try await server.perform { server.unexport("/test/app/status") }
+        await #expect(throws: DBusError.self) { _ = try await client.call(ping) }
+    }
+
     @Test func unknownObjectsAreNotAnswered() async throws {
         let error = await #expect(throws: DBusError.self) {
             _ = try await client.call(.methodCall(destination: server.uniqueName, path: "/nothing/here",

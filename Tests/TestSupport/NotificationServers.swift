@@ -116,9 +116,6 @@ public final class MockNotificationServer: Sendable {
         }
     }
 
-    /// Forgets the recorded calls.
-    public func clearCalls() async throws { _ = try await mock("ClearCalls", []) }
-
     /// Emits a signal of the notification interface from the mock.
     public func emit(_ member: String, signature: Signature, _ arguments: [Value]) async throws {
         _ = try await mock(
