@@ -1,0 +1,376 @@
+/// The keep-alive state machine: pure and synchronous. Give it an event and
+/// the current instant; it answers with effects for the shell to carry out.
+/// It never touches a socket, a clock or a file, so every timing rule is
+/// tested with a virtual clock.
+///
+/// Timing follows PROTOCOL.md: `deadline` is the last accepted keep-alive (or
+/// the login) plus `timeout`; a keep-alive is due every `interval`; failures
+/// are retried with capped exponential back-off and jitter, always before the
+/// deadline, and a request's timeout never outlives `remaining`.
+public struct Session: Sendable {
+    public private(set) var state: SessionState = .offline
+    /// When the server will log this session out without an accepted keep-alive.
+    public private(set) var deadline: Instant?
+    public private(set) var interval: Duration = .seconds(60)
+    public private(set) var timeout: Duration = .seconds(180)
+    /// Ids of notices already shown, ever.
+    public private(set) var noticesSeen: Set<String>
+
+    private let settings: SessionSettings
+    private enum Request { case login, keepAlive }
+    private var inFlight: Request?
+    /// When the next request (keep-alive, or login retry) is due.
+    private var nextSend: Instant?
+    private var seq: UInt64 = 0
+    /// The seq of the report not yet accepted: retries reuse it.
+    private var pendingSeq: UInt64?
+    private var failures = 0
+    private var warned = false
+    private var failureAlertShown = false
+    /// The session was lost (expiry or sleep) and is being won back.
+    private var recovering = false
+    private var logoutAlertShown = false
+    private var credentialsAlertShown = false
+    /// The user wants to be online (from start until logout or a refusal).
+    private var wanted = false
+    private var networkUp = true
+    private var asleep = false
+    private var readyToSleepOwed = false
+    private var random: SplitMix64
+
+    public init(settings: SessionSettings = SessionSettings(), noticesSeen: Set<String> = []) {
+        self.settings = settings
+        self.noticesSeen = noticesSeen
+        random = SplitMix64(seed: settings.jitterSeed)
+    }
+
+    /// Seconds until the deadline, or nil without a session.
+    public func remaining(at now: Instant) -> Duration? { deadline.map { $0 - now } }
+
+    /// Handles one event at `now` and returns what to do, in order.
+    public mutating func handle(_ event: SessionEvent, at now: Instant) -> [SessionEffect] {
+        var effects: [SessionEffect] = []
+        switch event {
+        case .start:
+            wanted = true
+            if inFlight == nil && deadline == nil { beginLogin(now, &effects) }
+        case .timerFired:
+            onTimer(now, &effects)
+        case .loginAnswered(let reply):
+            inFlight = nil
+            loginAnswered(reply, now, &effects)
+        case .keepAliveAnswered(let reply):
+            inFlight = nil
+            keepAliveAnswered(reply, now, &effects)
+        case .sleeping:
+            prepareForSleep(now, &effects)
+        case .resumed:
+            resumed(now, &effects)
+        case .connectivity(let online):
+            connectivity(online, now, &effects)
+        case .logout, .stop:
+            let logout = event == .logout || settings.logoutOnExit
+            if logout && deadline != nil { effects.append(.sendLogout) }
+            if event == .logout || logout { deadline = nil }
+            wanted = false
+            inFlight = nil
+            nextSend = nil
+            set(.offline, &effects)
+            effects.append(.cancelTimer)
+            return effects
+        }
+        if asleep {
+            if readyToSleepOwed && inFlight == nil {
+                readyToSleepOwed = false
+                effects.append(.readyToSleep)
+            }
+            effects.append(.cancelTimer)
+        } else {
+            armNext(now, &effects)
+        }
+        return effects
+    }
+
+    // MARK: Login
+
+    private mutating func beginLogin(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard networkUp, !asleep, inFlight == nil else { return }
+        inFlight = .login
+        nextSend = nil
+        set(.loggingIn, &effects)
+        effects.append(.sendLogin(timeout: settings.requestTimeout))
+    }
+
+    private mutating func loginAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
+        switch reply {
+        case .loggedIn(let grantedInterval, let grantedTimeout, let notices):
+            interval = .seconds(grantedInterval)
+            timeout = .seconds(grantedTimeout)
+            deadline = now + timeout
+            seq = 0
+            pendingSeq = nil
+            nextSend = now + interval
+            recovered(&effects)
+            if credentialsAlertShown {
+                credentialsAlertShown = false
+                effects.append(.close(.credentials))
+            }
+            set(.online, &effects)
+            show(notices, &effects)
+        case .refused(let problem, _):
+            wanted = false
+            nextSend = nil
+            if recovering && !logoutAlertShown {
+                logoutAlertShown = true
+                effects.append(.post(.loggedOut(message: nil)))
+            }
+            credentialsAlertShown = true
+            effects.append(.post(.credentials(problem)))
+            set(.loggedOut, &effects)
+        case .noNetwork:
+            failures += 1
+            nextSend = now + backoff(cap: settings.backoffCap)
+            set(.noNetwork, &effects)
+        case .rateLimited(let retryAfter):
+            failures += 1
+            nextSend = now + max(backoff(cap: settings.backoffCap), .seconds(retryAfter ?? 0))
+            set(.loggingIn, &effects)
+        case .transientFailure, .loggedOut, .accepted:
+            failures += 1
+            nextSend = now + backoff(cap: settings.backoffCap)
+            if recovering && !logoutAlertShown {
+                // The session is gone and winning it back failed: tell the user once.
+                logoutAlertShown = true
+                effects.append(.post(.loggedOut(message: nil)))
+            }
+            set(.loggingIn, &effects)
+        }
+    }
+
+    // MARK: Keep-alive
+
+    private mutating func sendKeepAlive(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard let deadline, networkUp, !asleep, inFlight == nil else { return }
+        if pendingSeq == nil {
+            seq += 1
+            pendingSeq = seq
+        }
+        inFlight = .keepAlive
+        nextSend = nil
+        effects.append(.sendKeepAlive(seq: pendingSeq!, timeout: min(settings.requestTimeout, deadline - now)))
+    }
+
+    private mutating func keepAliveAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
+        switch reply {
+        case .accepted(let newInterval, let newTimeout, let notices):
+            if let newInterval { interval = .seconds(newInterval) }
+            if let newTimeout { timeout = .seconds(newTimeout) }
+            deadline = now + timeout
+            pendingSeq = nil
+            nextSend = now + interval
+            recovered(&effects)
+            set(.online, &effects)
+            show(notices, &effects)
+        case .loggedOut(let reason, let message):
+            deadline = nil
+            pendingSeq = nil
+            if reason == "expired" && settings.autoRelogin && wanted {
+                recovering = true
+                beginLogin(now, &effects)
+            } else {
+                wanted = false
+                nextSend = nil
+                logoutAlertShown = true
+                effects.append(.post(.loggedOut(message: message)))
+                set(.loggedOut, &effects)
+            }
+        case .refused(let problem, _):
+            deadline = nil
+            wanted = false
+            nextSend = nil
+            credentialsAlertShown = true
+            effects.append(.post(.credentials(problem)))
+            set(.loggedOut, &effects)
+        case .rateLimited(let retryAfter):
+            failed(now, atLeast: .seconds(retryAfter ?? 0), &effects)
+        case .transientFailure, .noNetwork, .loggedIn:
+            failed(now, atLeast: .zero, &effects)
+        }
+    }
+
+    private mutating func failed(_ now: Instant, atLeast floor: Duration, _ effects: inout [SessionEffect]) {
+        guard let deadline else { return }
+        failures += 1
+        set(.failing, &effects)
+        let delay = max(backoff(cap: min(settings.backoffCap, interval)), floor)
+        // Land before the deadline: leave room for the request itself.
+        let margin = min(settings.requestTimeout, timeout / 4)
+        var next = min(now + delay, deadline - margin)
+        next = max(next, now + settings.minimumGap)
+        nextSend = next
+        warnIfNeeded(now, &effects)
+    }
+
+    /// After an accepted keep-alive or a login: close the failure alert.
+    private mutating func recovered(_ effects: inout [SessionEffect]) {
+        if failureAlertShown || recovering {
+            effects.append(.post(.backOnline))
+            if failureAlertShown { effects.append(.close(.keepAliveFailing)) }
+            if logoutAlertShown { effects.append(.close(.loggedOut)) }
+        }
+        failures = 0
+        warned = false
+        failureAlertShown = false
+        recovering = false
+        logoutAlertShown = false
+    }
+
+    private mutating func warnIfNeeded(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard !warned, failures > 0, let deadline, deadline - now < settings.warnBefore else { return }
+        warned = true
+        failureAlertShown = true
+        let seconds = Int((deadline - now).components.seconds)
+        effects.append(.post(.keepAliveFailing(remainingSeconds: seconds)))
+    }
+
+    // MARK: Timer
+
+    private mutating func onTimer(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard !asleep, networkUp else { return }
+        if let deadline, now >= deadline, inFlight != .keepAlive {
+            lost(now, &effects)
+            return
+        }
+        warnIfNeeded(now, &effects)
+        guard inFlight == nil, let due = nextSend, due <= now else { return }
+        if deadline == nil {
+            if wanted { beginLogin(now, &effects) }
+        } else {
+            sendKeepAlive(now, &effects)
+        }
+    }
+
+    /// The deadline passed without an accepted keep-alive: the server has
+    /// logged the session out.
+    private mutating func lost(_ now: Instant, _ effects: inout [SessionEffect]) {
+        deadline = nil
+        pendingSeq = nil
+        nextSend = nil
+        recovering = true
+        if settings.autoRelogin && wanted {
+            beginLogin(now, &effects)
+        } else {
+            wanted = false
+            logoutAlertShown = true
+            effects.append(.post(.loggedOut(message: nil)))
+            set(.loggedOut, &effects)
+        }
+    }
+
+    private mutating func armNext(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard networkUp else {
+            effects.append(.cancelTimer)
+            return
+        }
+        var candidates: [Instant] = []
+        if inFlight == nil, let nextSend { candidates.append(nextSend) }
+        if let deadline {
+            candidates.append(deadline)
+            if !warned && failures > 0 { candidates.append(deadline - settings.warnBefore) }
+        }
+        if let next = candidates.filter({ $0 > now }).min() ?? candidates.min() {
+            effects.append(.armTimer(at: max(next, now)))
+        } else {
+            effects.append(.cancelTimer)
+        }
+    }
+
+    // MARK: Sleep and network
+
+    private mutating func prepareForSleep(_ now: Instant, _ effects: inout [SessionEffect]) {
+        asleep = false
+        // A keep-alive due within half an interval goes out before sleeping.
+        if inFlight == nil, deadline != nil, let due = nextSend, due - now < interval / 2 {
+            sendKeepAlive(now, &effects)
+        }
+        asleep = true
+        readyToSleepOwed = true
+        set(.sleeping, &effects)
+    }
+
+    private mutating func resumed(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard asleep else { return }
+        asleep = false
+        readyToSleepOwed = false
+        effects.append(.dropConnection)
+        resumeSession(now, &effects)
+    }
+
+    private mutating func connectivity(_ online: Bool, _ now: Instant, _ effects: inout [SessionEffect]) {
+        if !online {
+            networkUp = false
+            if !asleep { set(.noNetwork, &effects) }
+            return
+        }
+        networkUp = true
+        effects.append(.dropConnection)
+        if !asleep { resumeSession(now, &effects) }
+    }
+
+    /// After sleep or a network change: keep-alive at once, or win the session back.
+    private mutating func resumeSession(_ now: Instant, _ effects: inout [SessionEffect]) {
+        guard inFlight == nil else { return }
+        if let deadline {
+            if now >= deadline {
+                lost(now, &effects)
+            } else {
+                set(failures > 0 ? .failing : .online, &effects)
+                sendKeepAlive(now, &effects)
+            }
+        } else if wanted {
+            beginLogin(now, &effects)
+        } else {
+            set(state == .sleeping || state == .noNetwork ? .offline : state, &effects)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Changes the state; while asleep the session stays `sleeping` until resumed.
+    private mutating func set(_ newState: SessionState, _ effects: inout [SessionEffect]) {
+        guard newState != state, !asleep || newState == .sleeping else { return }
+        state = newState
+        effects.append(.stateChanged(newState))
+    }
+
+    private mutating func show(_ notices: [NoticeInfo], _ effects: inout [SessionEffect]) {
+        for notice in notices where !noticesSeen.contains(notice.id) {
+            noticesSeen.insert(notice.id)
+            effects.append(.post(.notice(id: notice.id, title: notice.title, body: notice.body, urgency: notice.urgency)))
+            effects.append(.noticeShown(id: notice.id))
+        }
+    }
+
+    /// Capped exponential back-off with jitter in [0.5, 1] of the step.
+    private mutating func backoff(cap: Duration) -> Duration {
+        let exponent = min(max(failures - 1, 0), 20)
+        let step = min(settings.backoffBase * (1 << exponent), cap)
+        let fraction = 0.5 + 0.5 * random.nextUnit()
+        return max(step * fraction, settings.minimumGap)
+    }
+}
+
+/// A small, seedable generator for the jitter (SplitMix64).
+struct SplitMix64: Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// A value in [0, 1).
+    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+}

@@ -1,0 +1,113 @@
+/// A point on the daemon's suspend-aware clock (CLOCK_BOOTTIME), as time since
+/// boot. The shell reads the clock; `Session` only compares and adds.
+public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
+    public var sinceBoot: Duration
+    public init(sinceBoot: Duration) { self.sinceBoot = sinceBoot }
+    public static func < (a: Instant, b: Instant) -> Bool { a.sinceBoot < b.sinceBoot }
+    public static func + (a: Instant, b: Duration) -> Instant { Instant(sinceBoot: a.sinceBoot + b) }
+    public static func - (a: Instant, b: Duration) -> Instant { Instant(sinceBoot: a.sinceBoot - b) }
+    public static func - (a: Instant, b: Instant) -> Duration { a.sinceBoot - b.sinceBoot }
+    public var description: String { "t+\(sinceBoot)" }
+}
+
+/// The states of DESIGN.md, with their fixed names.
+public enum SessionState: String, Sendable, Hashable, CaseIterable {
+    case offline
+    case loggingIn = "logging-in"
+    case online
+    case failing
+    case loggedOut = "logged-out"
+    case noNetwork = "no-network"
+    case sleeping
+}
+
+/// A campus notice as the state machine sees it.
+public struct NoticeInfo: Sendable, Hashable {
+    public var id: String
+    public var title: String
+    public var body: String
+    public var urgency: Urgency
+    public init(id: String, title: String, body: String, urgency: Urgency) {
+        self.id = id
+        self.title = title
+        self.body = body
+        self.urgency = urgency
+    }
+}
+
+/// What the server (or the transport) answered, in the terms the state
+/// machine acts on. The shell maps the CC/1 client's outcomes onto these.
+public enum ServerReply: Sendable, Hashable {
+    case loggedIn(interval: Int, timeout: Int, notices: [NoticeInfo])
+    case accepted(interval: Int?, timeout: Int?, notices: [NoticeInfo])
+    /// The server ended the session (401/410) with this reason.
+    case loggedOut(reason: String, message: String?)
+    /// A permanent refusal: never retried until the user acts.
+    case refused(CredentialProblem, message: String?)
+    case rateLimited(retryAfter: Int?)
+    /// 5xx, timeout, lost connection, bad reply: retried with back-off.
+    case transientFailure(String)
+    /// No route or no name resolution: the network is not there.
+    case noNetwork
+}
+
+/// Everything that happens to a session.
+public enum SessionEvent: Sendable, Hashable {
+    /// The daemon started (or the user asked to log in).
+    case start
+    /// The timer the session armed fired.
+    case timerFired
+    case loginAnswered(ServerReply)
+    case keepAliveAnswered(ServerReply)
+    /// The machine is about to sleep (logind PrepareForSleep true).
+    case sleeping
+    /// The machine woke up (PrepareForSleep false, or a detected jump).
+    case resumed
+    /// Connectivity changed (NetworkManager); `limited` is a portal or limited network.
+    case connectivity(online: Bool)
+    /// The user asked to log out.
+    case logout
+    /// The daemon is stopping.
+    case stop
+}
+
+/// Everything the session asks the shell to do, in order.
+public enum SessionEffect: Sendable, Hashable {
+    case sendLogin(timeout: Duration)
+    /// A retry of the same report reuses its `seq`.
+    case sendKeepAlive(seq: UInt64, timeout: Duration)
+    case sendLogout
+    /// Open a fresh connection for the next request (after sleep or a network change).
+    case dropConnection
+    /// The one timer of the session: fire at this instant (replaces any earlier one).
+    case armTimer(at: Instant)
+    case cancelTimer
+    case post(AlertSubject)
+    case close(AlertKind)
+    /// Remember that this notice was shown (persist it).
+    case noticeShown(id: String)
+    case stateChanged(SessionState)
+    /// Nothing more is due before sleeping: release the sleep inhibitor.
+    case readyToSleep
+}
+
+/// The knobs of the state machine (from `[keepalive]` and defaults).
+public struct SessionSettings: Sendable, Hashable {
+    /// Warn when `remaining` falls under this without an accepted keep-alive.
+    public var warnBefore: Duration = .seconds(60)
+    /// Log in again by itself after an expiry.
+    public var autoRelogin = true
+    /// Send a logout when the daemon stops.
+    public var logoutOnExit = false
+    /// Longest a request may take.
+    public var requestTimeout: Duration = .seconds(15)
+    /// First retry delay; doubles per failure up to `backoffCap` (and the interval).
+    public var backoffBase: Duration = .seconds(1)
+    public var backoffCap: Duration = .seconds(60)
+    /// Never two attempts closer than this.
+    public var minimumGap: Duration = .milliseconds(500)
+    /// Seed of the jitter, so that runs are reproducible.
+    public var jitterSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    public init() {}
+}
