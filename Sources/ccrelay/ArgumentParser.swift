@@ -1,3 +1,5 @@
+import RelayCore
+
 /// A usage error: the message, and the exit status 2 it leads to.
 struct UsageError: Error {
     var message: String
@@ -67,21 +69,4 @@ func nearestMatch(to word: String, among candidates: [String]) -> String? {
     let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
     guard let (candidate, distance) = scored, distance <= max(2, word.count / 3) else { return nil }
     return candidate
-}
-
-/// Levenshtein distance between two strings, by characters.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }

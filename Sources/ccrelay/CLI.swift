@@ -15,6 +15,7 @@ enum CLI {
             name: "notify-test", summary: "show an example of every alert through the desktop's notifications",
             run: NotifyTestCommand.run),
         Subcommand(name: "login", summary: "save your campus password in the desktop keyring", run: LoginCommand.run),
+        Subcommand(name: "config", summary: "check the configuration file, or print its path", run: ConfigCommand.run),
     ]
 
     static var overview: String {

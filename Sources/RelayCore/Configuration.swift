@@ -1,0 +1,212 @@
+/// `ccrelay.conf` as the daemon uses it (DESIGN.md, "Config keys").
+public struct Configuration: Sendable, Hashable {
+    /// How location fixes are handled (`[location] mode`).
+    public enum LocationMode: String, Sendable, Hashable, CaseIterable {
+        case off, auto, always
+    }
+
+    public var serverURL: String
+    public var caFile: String?
+    public var pinnedKey: String?
+    public var interface: String?
+    public var certificate: String?
+    public var key: String?
+    public var user: String?
+    public var warnBefore: Int = 60
+    public var autoRelogin = true
+    public var logoutOnExit = false
+    public var locationMode: LocationMode = .auto
+    public var notices = true
+}
+
+/// A problem in the configuration file, located by line.
+public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    /// 1-based; 0 when the problem is the file as a whole.
+    public var line: Int
+    public var message: String
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
+    public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
+}
+
+/// Reads the keyfile syntax of `ccrelay.conf`: `[group]` headers, `key = value`
+/// lines, comments starting with `#` or `;` (also after a value, behind a
+/// space). Unknown keys are warnings; a bad value is an error naming file:line.
+public enum ConfigurationParser {
+    public struct Result: Sendable {
+        /// Nil when there are errors.
+        public var configuration: Configuration?
+        public var errors: [ConfigurationIssue]
+        public var warnings: [ConfigurationIssue]
+        public init(configuration: Configuration?, errors: [ConfigurationIssue], warnings: [ConfigurationIssue]) {
+            self.configuration = configuration
+            self.errors = errors
+            self.warnings = warnings
+        }
+    }
+
+    /// Parses `text` (the contents of `file`); `home` expands a leading `~/` in paths.
+    public static func parse(_ text: String, file: String, home: String) -> Result {
+        var errors: [ConfigurationIssue] = []
+        var warnings: [ConfigurationIssue] = []
+        var configuration = Configuration(serverURL: "")
+        var group: String?
+        var seen: [String: Int] = [:]
+        func error(_ line: Int, _ message: String) { errors.append(.init(file: file, line: line, message: message)) }
+        func warn(_ line: Int, _ message: String) { warnings.append(.init(file: file, line: line, message: message)) }
+
+        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = stripComment(rawLine).trimmed
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]") else {
+                    error(number, "a group header must look like [server]")
+                    continue
+                }
+                let name = String(line.dropFirst().dropLast()).trimmed
+                group = name
+                if !knownKeys.keys.contains(name) {
+                    warn(number, "unknown group [\(name)] is ignored (known: \(knownKeys.keys.sorted().joined(separator: ", ")))")
+                }
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                error(number, "expected 'key = value', got '\(line)'")
+                continue
+            }
+            let key = String(line[..<equals]).trimmed
+            let value = String(line[line.index(after: equals)...]).trimmed
+            guard let group else {
+                error(number, "'\(key)' comes before any group; put it under [server], [auth], [keepalive], [location] or [notifications]")
+                continue
+            }
+            guard let keys = knownKeys[group] else { continue }
+            guard keys.contains(key) else {
+                var message = "unknown key '\(key)' in [\(group)] is ignored"
+                if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
+                    message += "; did you mean '\(near)'?"
+                }
+                warn(number, message)
+                continue
+            }
+            if let previous = seen["\(group).\(key)"] {
+                warn(number, "'\(key)' is set again (first on line \(previous)); this value wins")
+            }
+            seen["\(group).\(key)"] = number
+            if let problem = apply(group, key, value, to: &configuration, home: home) { error(number, problem) }
+        }
+        if seen["server.url"] == nil { errors.append(.init(file: file, line: 0, message: "[server] url is required")) }
+        if configuration.key != nil && configuration.certificate == nil {
+            errors.append(.init(file: file, line: seen["auth.key"] ?? 0, message: "[auth] key needs [auth] certificate"))
+        }
+        if configuration.certificate == nil && configuration.user == nil && seen["server.url"] != nil {
+            warnings.append(.init(file: file, line: 0, message: "neither [auth] certificate nor [auth] user is set; the server must accept anonymous logins"))
+        }
+        return Result(configuration: errors.isEmpty ? configuration : nil, errors: errors, warnings: warnings)
+    }
+
+    static let knownKeys: [String: [String]] = [
+        "server": ["url", "ca-file", "pinned-key", "interface"],
+        "auth": ["certificate", "key", "user"],
+        "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
+        "location": ["mode"],
+        "notifications": ["notices"],
+    ]
+
+    /// Applies one value; returns the problem with it, if any.
+    private static func apply(_ group: String, _ key: String, _ value: String, to c: inout Configuration, home: String)
+        -> String?
+    {
+        func path() -> String? {
+            if value.hasPrefix("~/") { return home + value.dropFirst(1) }
+            return value.hasPrefix("/") ? value : nil
+        }
+        func bool() -> Bool? {
+            switch value.lowercased() {
+            case "true", "yes", "1", "on": true
+            case "false", "no", "0", "off": false
+            default: nil
+            }
+        }
+        switch (group, key) {
+        case ("server", "url"):
+            guard value.hasPrefix("https://") || value.hasPrefix("http://127.") || value.hasPrefix("http://localhost")
+                || value.hasPrefix("http://[::1]")
+            else {
+                return "url must start with https:// (plain http only to a loopback address), got '\(value)'"
+            }
+            c.serverURL = value
+        case ("server", "ca-file"):
+            guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
+            c.caFile = p
+        case ("server", "pinned-key"):
+            let digest = value.dropFirst("sha256//".count)
+            guard value.hasPrefix("sha256//"), digest.count == 44, digest.hasSuffix("="),
+                digest.allSatisfy({ $0.isLetter || $0.isNumber || "+/=".contains($0) })
+            else {
+                return "pinned-key must be sha256// followed by the base64 SHA-256 of the server's public key (44 characters)"
+            }
+            c.pinnedKey = value
+        case ("server", "interface"):
+            guard !value.isEmpty, value.count < 16, !value.contains("/"), !value.contains(" ") else {
+                return "interface must be a network interface name such as wlan0, got '\(value)'"
+            }
+            c.interface = value
+        case ("auth", "certificate"):
+            guard let p = path() else { return "certificate must be an absolute path or start with ~/, got '\(value)'" }
+            c.certificate = p
+        case ("auth", "key"):
+            guard let p = path() else { return "key must be an absolute path or start with ~/, got '\(value)'" }
+            c.key = p
+        case ("auth", "user"):
+            guard !value.isEmpty, !value.contains(" ") else { return "user must be your account name without spaces" }
+            c.user = value
+        case ("keepalive", "warn-before"):
+            guard let seconds = Int(value), (1...3600).contains(seconds) else {
+                return "warn-before must be a number of seconds from 1 to 3600, got '\(value)'"
+            }
+            c.warnBefore = seconds
+        case ("keepalive", "auto-relogin"), ("keepalive", "logout-on-exit"), ("notifications", "notices"):
+            guard let flag = bool() else { return "\(key) must be true or false, got '\(value)'" }
+            switch key {
+            case "auto-relogin": c.autoRelogin = flag
+            case "logout-on-exit": c.logoutOnExit = flag
+            default: c.notices = flag
+            }
+        case ("location", "mode"):
+            guard let mode = Configuration.LocationMode(rawValue: value) else {
+                return "mode must be off, auto or always, got '\(value)'"
+            }
+            c.locationMode = mode
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Drops a comment: a line starting with # or ;, or one behind whitespace.
+    private static func stripComment(_ line: Substring) -> Substring {
+        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        if trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { return "" }
+        var previous: Character = "x"
+        for index in line.indices {
+            let character = line[index]
+            if (character == ";" || character == "#") && (previous == " " || previous == "\t") {
+                return line[..<index]
+            }
+            previous = character
+        }
+        return line
+    }
+}
+
+extension StringProtocol {
+    var trimmed: String {
+        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}

@@ -1,0 +1,77 @@
+import RelayCore
+import Testing
+
+/// The keyfile parser of ccrelay.conf: every key, and every error with its line.
+@Suite struct ConfigurationParserTests {
+    func parse(_ text: String) -> ConfigurationParser.Result {
+        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s")
+    }
+
+    @Test func theDesignExampleParses() throws {
+        let result = parse("""
+            # ccrelay configuration
+            [server]
+            url = https://cc.campus.example/     ; required
+            ca-file = /etc/ssl/campus-ca.pem      ; optional
+            pinned-key = sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=
+            interface = wlan0
+            [auth]
+            certificate = ~/.config/ccrelay/student.pem
+            key = ~/.config/ccrelay/student.key
+            user = 20231234
+            [keepalive]
+            warn-before = 90
+            auto-relogin = false
+            logout-on-exit = yes
+            [location]
+            mode = always
+            [notifications]
+            notices = off
+            """)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        let c = try #require(result.configuration)
+        #expect(c.serverURL == "https://cc.campus.example/")
+        #expect(c.caFile == "/etc/ssl/campus-ca.pem")
+        #expect(c.pinnedKey == "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=")
+        #expect(c.interface == "wlan0")
+        #expect(c.certificate == "/home/s/.config/ccrelay/student.pem")
+        #expect(c.key == "/home/s/.config/ccrelay/student.key")
+        #expect(c.user == "20231234")
+        #expect(c.warnBefore == 90 && !c.autoRelogin && c.logoutOnExit && !c.notices)
+        #expect(c.locationMode == .always)
+    }
+
+    @Test func defaultsApply() throws {
+        let c = try #require(parse("[server]\nurl = https://cc.example/\n[auth]\nuser = s1").configuration)
+        #expect(c.warnBefore == 60 && c.autoRelogin && !c.logoutOnExit && c.notices && c.locationMode == .auto)
+    }
+
+    @Test(arguments: [
+        ("[server]\nurl = http://cc.example/", 2, "plain http only to a loopback"),
+        ("[server]\nurl = https://x/\n[keepalive]\nwarn-before = soon", 4, "warn-before must be a number"),
+        ("[server]\nurl = https://x/\n[keepalive]\nauto-relogin = maybe", 4, "must be true or false"),
+        ("[server]\nurl = https://x/\n[location]\nmode = sometimes", 4, "mode must be off, auto or always"),
+        ("[server]\nurl = https://x/\npinned-key = abc", 3, "pinned-key must be sha256//"),
+        ("[server]\nurl = https://x/\nca-file = relative.pem", 3, "absolute path"),
+        ("url = https://x/", 1, "before any group"),
+        ("[server\nurl = https://x/", 1, "group header"),
+        ("[server]\nurl https://x/", 2, "expected 'key = value'"),
+        ("[auth]\nuser = s", 0, "[server] url is required"),
+    ])
+    func badValuesAreErrorsWithTheirLine(_ text: String, _ line: Int, _ words: String) {
+        let result = parse(text)
+        #expect(result.configuration == nil)
+        let issue = result.errors.first { $0.message.contains(words) }
+        #expect(issue?.line == line, "\(result.errors)")
+        #expect(issue?.description.hasPrefix("/home/s/.config/ccrelay/ccrelay.conf:") == true)
+    }
+
+    @Test func unknownKeysAndGroupsAreWarningsWithSuggestions() throws {
+        let result = parse("[server]\nurl = https://x/\nca-flie = /a.pem\n[extra]\nthing = 1\n[auth]\nuser = s\nuser = t")
+        #expect(result.configuration?.user == "t", "the last value wins")
+        #expect(result.warnings.map(\.line) == [3, 4, 8])
+        #expect(result.warnings[0].message.contains("did you mean 'ca-file'?"))
+        #expect(result.warnings[2].message.contains("first on line 7"))
+    }
+}
