@@ -157,7 +157,10 @@ public struct Session: Sendable {
         }
         inFlight = .keepAlive
         nextSend = nil
-        effects.append(.sendKeepAlive(seq: pendingSeq!, timeout: min(settings.requestTimeout, deadline - now)))
+        // Half the remaining time at most: a hung request still leaves room for a retry.
+        let remaining = deadline - now
+        let limit = min(settings.requestTimeout, max(remaining / 2, min(remaining, .seconds(1))))
+        effects.append(.sendKeepAlive(seq: pendingSeq!, timeout: limit))
     }
 
     private mutating func keepAliveAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {

@@ -11,6 +11,7 @@ struct Subcommand: Sendable {
 /// The command table and the top-level dispatch of `ccrelay`.
 enum CLI {
     static let subcommands = [
+        Subcommand(name: "daemon", summary: "keep this computer logged in (normally run by systemd)", run: DaemonCommand.run),
         Subcommand(
             name: "notify-test", summary: "show an example of every alert through the desktop's notifications",
             run: NotifyTestCommand.run),

@@ -1,0 +1,188 @@
+import CCProtocol
+import DBus
+import Dispatch
+import RelayCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon shell: runs the pure `Session` on one serial queue and carries
+/// out its effects — CC/1 requests through `CCClient`, the boot-clock timer,
+/// desktop alerts through the `Notifier`, systemd notifications.
+///
+/// Confinement (why `@unchecked Sendable` is sound): `session`, `token` and
+/// the other mutable state are used only on `queue`; requests run one at a
+/// time, in order, on the request pipeline's task and report back to `queue`.
+public final class Daemon: @unchecked Sendable {
+    public let queue = DispatchQueue(label: "ccrelay.daemon")
+    private let configuration: Configuration
+    private let client: CCClient
+    private let bus: Connection
+    private let notifier: Notifier
+    private let log: @Sendable (String) -> Void
+    private var session: Session
+    private var timer: BootTimer?
+    private var token: String?
+    private let requests: AsyncStream<Request>.Continuation
+    /// The task that carries out requests one at a time, in order.
+    private var pipeline: Task<Void, Never>?
+    private let device: String
+
+    /// One CC/1 operation, carried out in order by the request pipeline.
+    private enum Request: Sendable {
+        case login(timeout: Duration)
+        case keepAlive(seq: UInt64, timeout: Duration)
+        case logout
+        case dropConnection
+    }
+
+    /// Prepares everything that can fail with a clear message: the CC/1
+    /// client (URL, certificate files) and the session bus.
+    public init(configuration: Configuration, version: String, log: @escaping @Sendable (String) -> Void) throws {
+        self.configuration = configuration
+        self.log = log
+        client = try CCClient(
+            configuration: ServerConfiguration(
+                url: configuration.serverURL, caFile: configuration.caFile, pinnedKey: configuration.pinnedKey,
+                interface: configuration.interface, certificate: configuration.certificate, key: configuration.key),
+            client: ClientInfo(version: version))
+        bus = try Connection(bus: .session, queue: queue)
+        notifier = Notifier(connection: bus, log: log)
+        var settings = SessionSettings()
+        settings.warnBefore = .seconds(configuration.warnBefore)
+        settings.autoRelogin = configuration.autoRelogin
+        settings.logoutOnExit = configuration.logoutOnExit
+        session = Session(settings: settings)
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let (stream, continuation) = AsyncStream<Request>.makeStream()
+        requests = continuation
+        pipeline = Task { [weak self] in
+            for await request in stream {
+                guard let self else { return }
+                await self.perform(request)
+            }
+        }
+    }
+
+    /// Starts the session (on any thread).
+    public func start() throws {
+        try queue.sync {
+            timer = try BootTimer(queue: queue) { [weak self] in self?.handle(.timerFired) }
+            notifier.start()
+            handle(.start)
+        }
+        SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
+    }
+
+    /// Stops: logs out first when configured, then calls `done` (on `queue`).
+    public func stop(done: @escaping @Sendable () -> Void) {
+        queue.async {
+            SystemdNotify.send("STOPPING=1")
+            let effects = self.session.handle(.stop, at: BootTimer.now())
+            if effects.contains(.sendLogout) {
+                self.requests.yield(.logout)
+            }
+            self.requests.finish()
+            self.timer?.disarm()
+            // The pipeline carries out what is queued (the logout last), then ends.
+            let pipeline = self.pipeline
+            Task {
+                await pipeline?.value
+                self.queue.async { done() }
+            }
+        }
+    }
+
+    // MARK: Events and effects
+
+    private func handle(_ event: SessionEvent) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        for effect in session.handle(event, at: BootTimer.now()) { apply(effect) }
+    }
+
+    private func apply(_ effect: SessionEffect) {
+        switch effect {
+        case .sendLogin(let timeout): enqueue(.login(timeout: timeout))
+        case .sendKeepAlive(let seq, let timeout): enqueue(.keepAlive(seq: seq, timeout: timeout))
+        case .sendLogout: enqueue(.logout)
+        case .dropConnection: enqueue(.dropConnection)
+        case .armTimer(let instant): timer?.arm(at: instant)
+        case .cancelTimer: timer?.disarm()
+        case .post(let subject):
+            if case .notice = subject, !configuration.notices { return }
+            notifier.post(AlertCatalogue.alert(for: subject, localize: Localization.localize))
+        case .close(let kind): notifier.close(kind)
+        case .noticeShown: break
+        case .stateChanged(let state):
+            log("state: \(state.rawValue)")
+            SystemdNotify.send("STATUS=\(state.rawValue)")
+        case .readyToSleep: break
+        }
+    }
+
+    private func enqueue(_ request: Request) {
+        requests.yield(request)
+    }
+
+    /// Carries out one request on the pipeline task and reports back to `queue`.
+    private func perform(_ request: Request) async {
+        switch request {
+        case .login(let timeout):
+            let exchange = await client.login(device: device, timeout: timeout)
+            finish { daemon in
+                if case .loggedIn(let grant) = exchange.outcome { daemon.token = grant.session }
+                daemon.handle(.loginAnswered(Self.reply(exchange)))
+            }
+        case .keepAlive(let seq, let timeout):
+            let token: String? = await onQueue { $0.token }
+            guard let token else { return finish { _ in } }
+            let exchange = await client.keepAlive(session: token, seq: seq, timeout: timeout)
+            finish { daemon in daemon.handle(.keepAliveAnswered(Self.reply(exchange))) }
+        case .logout:
+            let token: String? = await onQueue { $0.token }
+            if let token { _ = await client.logout(session: token, timeout: .seconds(5)) }
+            finish { daemon in daemon.token = nil }
+        case .dropConnection:
+            await client.dropConnection()
+            finish { _ in }
+        }
+    }
+
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable (Daemon) -> T) async -> T {
+        await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body(self)) } }
+    }
+
+    private func finish(_ body: @escaping @Sendable (Daemon) -> Void) {
+        queue.async { body(self) }
+    }
+
+    /// Maps what the CC/1 client saw onto what the state machine acts on.
+    static func reply(_ exchange: Exchange) -> ServerReply {
+        func notices(_ list: [Notice]) -> [NoticeInfo] {
+            list.map { NoticeInfo(id: $0.id, title: $0.title, body: $0.body, urgency: Urgency(noticeText: $0.urgency)) }
+        }
+        switch exchange.outcome {
+        case .loggedIn(let grant): return .loggedIn(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
+        case .accepted(let grant): return .accepted(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
+        case .loggedOutByRequest: return .loggedOut(reason: "logout", message: nil)
+        case .loggedOut(let reason, let message): return .loggedOut(reason: reason, message: message)
+        case .locationRequired: return .transientFailure("the campus requires a location fix")
+        case .rateLimited(let retryAfter): return .rateLimited(retryAfter: retryAfter)
+        case .credentialsRefused(let refusal, let message):
+            let problem: CredentialProblem =
+                switch refusal {
+                case .certificateRejected: .certificateRejected
+                case .badCredentials: .badPassword
+                case .accountDisabled: .accountDisabled
+                case .quotaExhausted: .quotaExhausted
+                case .onlineElsewhere: .onlineElsewhere
+                }
+            return .refused(problem, message: message)
+        case .serverError(let status, _): return .transientFailure("HTTP \(status)")
+        case .transportFailure(.noNetwork): return .noNetwork
+        case .transportFailure(let failure): return .transientFailure("\(failure)")
+        }
+    }
+}

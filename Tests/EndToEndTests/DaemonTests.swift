@@ -1,0 +1,109 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The real `ccrelay daemon` against ccsim over mutual TLS, with a real dunst
+/// on a private session bus; short intervals (2 s) and timeouts (8 s).
+@Suite struct DaemonTests {
+    static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
+
+    /// A daemon with its simulator, bus and notification server.
+    final class Rig: Sendable {
+        let bus: PrivateBus
+        let dunst: Dunst
+        let sim: CCSimProcess
+        let daemon: ChildProcess
+        let logPath: String
+
+        init(extraConfig: String = "") async throws {
+            bus = try PrivateBus()
+            dunst = try await Dunst(on: bus)
+            sim = try CCSimProcess(["--interval", "2", "--timeout", "8"])
+            let pki = TestPKI.shared
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
+            try """
+                [server]
+                url = \(sim.url)
+                ca-file = \(pki.caCertificate)
+                [auth]
+                certificate = \(pki.clientCertificate)
+                key = \(pki.clientKey)
+                [keepalive]
+                warn-before = 6
+                \(extraConfig)
+                """.write(toFile: base + ".conf", atomically: true, encoding: .utf8)
+            chmod(base + ".conf", 0o600)
+            logPath = base + ".log"
+            daemon = try ChildProcess(
+                DaemonTests.ccrelay, ["daemon", "--config", base + ".conf"], environment: bus.environment,
+                outputFiles: (base + ".out", logPath))
+        }
+
+        var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+        func acceptedReports() -> Int {
+            ((try? sim.sessions()) ?? []).flatMap { ($0["reports"] as? [[String: Any]]) ?? [] }
+                .filter { $0["accepted"] as? Bool == true }.count
+        }
+
+        /// Categories of the bubbles dunst has shown (closing them all).
+        func shown() throws -> [String] { try dunst.closeAllAndReadHistory().map { $0.category } }
+    }
+
+    @Test func keepsTheSessionAliveAndAKickRaisesTheLogoutAlertWithoutRelogin() async throws {
+        let rig = try await Rig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 2 }, "\(rig.log)")
+        #expect(rig.log.contains("state: online"))
+        try rig.sim.control("POST", "kick", ["reason": "kicked", "message": "你已被管理员下线"])
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: logged-out") }, "\(rig.log)")
+        let bubbles = try rig.dunst.closeAllAndReadHistory()
+        let logout = bubbles.first { $0.category == "network.disconnected" }
+        #expect(logout?.body.contains("你已被管理员下线") == true)
+        try await Task.sleep(for: .seconds(3))
+        #expect(try rig.sim.sessions().count == 1, "never a relogin after a kick")
+        #expect(rig.daemon.isRunning)
+    }
+
+    @Test func aHangingServerRaisesOneFailureAlertThenBackOnlineClosesIt() async throws {
+        let rig = try await Rig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        try rig.sim.control("POST", "fault", ["endpoint": "keepalive", "kind": "hang", "count": 1])
+        #expect(await eventually(timeout: .seconds(30)) { rig.log.contains("state: failing") }, "\(rig.log)")
+        #expect(await eventually(timeout: .seconds(30)) {
+            let lines = rig.log.split(separator: "\n")
+            guard let failing = lines.lastIndex(of: "ccrelay: state: failing") else { return false }
+            return lines[failing...].contains("ccrelay: state: online")
+        }, "\(rig.log)")
+        // The failure bubble was closed: only "back online" is still on screen.
+        #expect(await eventually {
+            (try? rig.dunst.control(["count", "displayed"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)) == "1"
+        })
+        let shown = try rig.shown()
+        #expect(shown.filter { $0 == "network.error" }.count == 1, "one failure alert: \(shown)")
+        #expect(shown.contains("network.connected"), "back online: \(shown)")
+        #expect(!shown.contains("network.disconnected"))
+    }
+
+    @Test func sigtermWithLogoutOnExitLogsOutAndExitsZero() async throws {
+        let rig = try await Rig(extraConfig: "logout-on-exit = true")
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        kill(rig.daemon.pid, SIGTERM)
+        #expect(rig.daemon.wait() == 0)
+        #expect(try rig.sim.sessions().first?["reason"] as? String == "logout")
+    }
+
+    @Test func aKeyOthersCanReadStopsTheStartWithTheFix() throws {
+        let pki = TestPKI.shared
+        let open = pki.directory + "/daemon-open.key"
+        try? FileManager.default.removeItem(atPath: open)
+        try FileManager.default.copyItem(atPath: pki.clientKey, toPath: open)
+        chmod(open, 0o644)
+        let config = pki.directory + "/daemon-open.conf"
+        try "[server]\nurl = https://127.0.0.1:9/\n[auth]\ncertificate = \(pki.clientCertificate)\nkey = \(open)\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
+        let result = try run(Self.ccrelay, ["daemon", "--config", config])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("chmod 600 \(open)"))
+    }
+}
