@@ -20,6 +20,13 @@ public final class BootTimer: @unchecked Sendable {
         return Instant(sinceBoot: .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec))
     }
 
+    /// Time spent asleep since boot: CLOCK_BOOTTIME minus CLOCK_MONOTONIC.
+    public static func sleptSinceBoot() -> Duration {
+        var monotonic = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &monotonic)
+        return now().sinceBoot - (.seconds(monotonic.tv_sec) + .nanoseconds(monotonic.tv_nsec))
+    }
+
     /// Creates the timer; `fired` runs on `queue` each time it expires.
     public init(queue: DispatchQueue, fired: @escaping @Sendable () -> Void) throws(RelayError) {
         fd = timerfd_create(CLOCK_BOOTTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))

@@ -22,6 +22,9 @@ public final class Daemon: @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private var session: Session
     private var timer: BootTimer?
+    private var systemWatch: SystemWatch?
+    /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
+    private var sleptSoFar: Duration = .zero
     private var token: String?
     private let requests: AsyncStream<Request>.Continuation
     /// The task that carries out requests one at a time, in order.
@@ -69,8 +72,12 @@ public final class Daemon: @unchecked Sendable {
     /// Starts the session (on any thread).
     public func start() throws {
         try queue.sync {
-            timer = try BootTimer(queue: queue) { [weak self] in self?.handle(.timerFired) }
+            timer = try BootTimer(queue: queue) { [weak self] in self?.timerFired() }
+            sleptSoFar = BootTimer.sleptSinceBoot()
             notifier.start()
+            let watch = SystemWatch(queue: queue, log: log) { [weak self] event in self?.handle(event) }
+            systemWatch = watch
+            watch.start()
             handle(.start)
         }
         SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
@@ -97,6 +104,19 @@ public final class Daemon: @unchecked Sendable {
 
     // MARK: Events and effects
 
+    /// A timer expiry; a sleep logind did not announce shows as time that
+    /// CLOCK_BOOTTIME counted and CLOCK_MONOTONIC did not.
+    private func timerFired() {
+        let slept = BootTimer.sleptSinceBoot()
+        defer { sleptSoFar = slept }
+        if slept - sleptSoFar > .seconds(5) && session.state != .sleeping {
+            log("the machine slept without notice; resuming")
+            handle(.sleeping)
+            handle(.resumed)
+        }
+        handle(.timerFired)
+    }
+
     private func handle(_ event: SessionEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
         for effect in session.handle(event, at: BootTimer.now()) { apply(effect) }
@@ -118,7 +138,7 @@ public final class Daemon: @unchecked Sendable {
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
             SystemdNotify.send("STATUS=\(state.rawValue)")
-        case .readyToSleep: break
+        case .readyToSleep: systemWatch?.releaseSleepLock()
         }
     }
 

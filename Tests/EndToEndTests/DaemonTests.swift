@@ -15,10 +15,12 @@ import Testing
         let daemon: ChildProcess
         let logPath: String
 
-        init(extraConfig: String = "") async throws {
+        init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil)
+            async throws
+        {
             bus = try PrivateBus()
             dunst = try await Dunst(on: bus)
-            sim = try CCSimProcess(["--interval", "2", "--timeout", "8"])
+            sim = try CCSimProcess(simulator)
             let pki = TestPKI.shared
             let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
             try """
@@ -34,8 +36,11 @@ import Testing
                 """.write(toFile: base + ".conf", atomically: true, encoding: .utf8)
             chmod(base + ".conf", 0o600)
             logPath = base + ".log"
+            var environment = bus.environment
+            // The system bus is a private one too, or none: never the machine's own.
+            environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus?.address ?? "unix:path=/nonexistent/ccrelay-no-system-bus"
             daemon = try ChildProcess(
-                DaemonTests.ccrelay, ["daemon", "--config", base + ".conf"], environment: bus.environment,
+                DaemonTests.ccrelay, ["daemon", "--config", base + ".conf"], environment: environment,
                 outputFiles: (base + ".out", logPath))
         }
 
@@ -90,6 +95,51 @@ import Testing
         kill(rig.daemon.pid, SIGTERM)
         #expect(rig.daemon.wait() == 0)
         #expect(try rig.sim.sessions().first?["reason"] as? String == "logout")
+    }
+
+    @Test func sleepHoldsAnInhibitorAndAnExpiryWhileAsleepLeadsToARelogin() async throws {
+        let system = try PrivateBus()
+        let logind = try await MockSystemService(template: "logind", name: "org.freedesktop.login1", on: system)
+        let rig = try await Rig(systemBus: system)
+        func inhibitors() async throws -> Int {
+            let reply = try await logind.call("org.freedesktop.login1", "/org/freedesktop/login1",
+                                              "org.freedesktop.login1.Manager", "ListInhibitors")
+            if case .array(_, let items)? = reply.body.first { return items.count }
+            return -1
+        }
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        #expect(await eventually { (try? await inhibitors()) == 1 }, "a delay inhibitor is held")
+        func prepareForSleep(_ starting: Bool) async throws {
+            try await logind.call("org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "EmitSignal",
+                                  [.string("org.freedesktop.login1.Manager"), .string("PrepareForSleep"), .signature("b"),
+                                   .array(element: "v", [.variant(.boolean(starting))])])
+        }
+        try await prepareForSleep(true)
+        #expect(await eventually { rig.log.contains("state: sleeping") }, "\(rig.log)")
+        #expect(await eventually { (try? await inhibitors()) == 0 }, "the inhibitor is released before sleep")
+        // While "asleep" the server logs the session out.
+        try rig.sim.control("POST", "expire")
+        try await prepareForSleep(false)
+        #expect(await eventually(timeout: .seconds(20)) { (try? rig.sim.sessions().count) == 2 }, "relogin: \(rig.log)")
+        #expect(await eventually { (try? await inhibitors()) == 1 }, "a new inhibitor after resume")
+        #expect(rig.daemon.isRunning)
+    }
+
+    @Test func noNetworkMeansNoRequestsAndNoAlertAndReconnectKeepsAliveAtOnce() async throws {
+        let system = try PrivateBus()
+        let nm = try await MockSystemService(template: "networkmanager", name: "org.freedesktop.NetworkManager", on: system)
+        let rig = try await Rig(simulator: ["--interval", "30", "--timeout", "90"], systemBus: system)
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        func setState(_ state: UInt32) async throws {
+            try await nm.call("org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock",
+                              "SetGlobalConnectionState", [.uint32(state)])
+        }
+        try await setState(20)  // NM_STATE_DISCONNECTED
+        #expect(await eventually { rig.log.contains("state: no-network") }, "\(rig.log)")
+        let before = rig.acceptedReports()
+        try await setState(70)  // NM_STATE_CONNECTED_GLOBAL
+        #expect(await eventually(timeout: .seconds(10)) { rig.acceptedReports() == before + 1 }, "a keep-alive at once, not after 30 s")
+        #expect(try rig.shown().isEmpty, "no alert for a network the user turned off")
     }
 
     @Test func aKeyOthersCanReadStopsTheStartWithTheFix() throws {

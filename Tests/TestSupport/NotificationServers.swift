@@ -132,3 +132,28 @@ public final class MockNotificationServer: Sendable {
         _ = try await bus.waitForNameToVanish(notificationsName)
     }
 }
+
+/// A python3-dbusmock template (such as `logind` or `networkmanager`) on a
+/// private bus that stands in for the system bus.
+public final class MockSystemService: Sendable {
+    private let process: ChildProcess
+    public let connection: Connection
+
+    public init(template: String, name: String, on bus: PrivateBus) async throws {
+        process = try ChildProcess(
+            "/usr/bin/python3", ["-m", "dbusmock", "--template", template],
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], captureOutput: false)
+        guard try await bus.waitForName(name) else { throw TestSetupError("dbusmock \(template) did not start") }
+        connection = try bus.connect(label: "mock-\(template)")
+    }
+
+    deinit { connection.queue.sync { connection.close() } }
+
+    /// Calls a method on the mock (its own methods or the Mock interface).
+    @discardableResult
+    public func call(_ destination: String, _ path: ObjectPath, _ interface: String, _ member: String, _ body: [Value] = [])
+        async throws -> Message
+    {
+        try await connection.call(.methodCall(destination: destination, path: path, interface: interface, member: member, body: body))
+    }
+}
