@@ -17,8 +17,10 @@ public final class Daemon: @unchecked Sendable {
     public let queue = DispatchQueue(label: "ccrelay.daemon")
     private let configuration: Configuration
     private let client: CCClient
-    private let bus: Connection
-    private let notifier: Notifier
+    private var bus: Connection
+    private var notifier: Notifier
+    private var reconnectDelay: Duration = .seconds(1)
+    private var periodic: [DispatchSourceTimer] = []
     private let log: @Sendable (String) -> Void
     private var session: Session
     private var timer: BootTimer?
@@ -78,6 +80,8 @@ public final class Daemon: @unchecked Sendable {
             let watch = SystemWatch(queue: queue, log: log) { [weak self] event in self?.handle(event) }
             systemWatch = watch
             watch.start()
+            watchSessionBus()
+            startPeriodicWork()
             handle(.start)
         }
         SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
@@ -103,6 +107,63 @@ public final class Daemon: @unchecked Sendable {
     }
 
     // MARK: Events and effects
+
+    /// Reconnects to the session bus with back-off when it goes away (a
+    /// restarted session bus), then announces everything again.
+    private func watchSessionBus() {
+        bus.onDisconnect = { [weak self] in
+            guard let self else { return }
+            self.log("the session bus went away; reconnecting")
+            self.reconnect()
+        }
+    }
+
+    private func reconnect() {
+        queue.asyncAfter(deadline: .now() + .milliseconds(Int(reconnectDelay.components.seconds * 1000))) { [weak self] in
+            guard let self else { return }
+            do {
+                let connection = try Connection(bus: .session, queue: self.queue)
+                self.notifier.stop()
+                self.bus = connection
+                self.notifier = Notifier(connection: connection, log: self.log)
+                self.notifier.start()
+                self.reconnectDelay = .seconds(1)
+                self.watchSessionBus()
+                self.log("reconnected to the session bus")
+            } catch {
+                self.reconnectDelay = min(self.reconnectDelay * 2, .seconds(60))
+                self.reconnect()
+            }
+        }
+    }
+
+    /// The systemd watchdog (when WatchdogSec= asks for it) and the daily
+    /// certificate check: the only wake-ups besides the session's timer.
+    private func startPeriodicWork() {
+        if let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let usec = Int(text), usec > 0 {
+            periodic.append(repeating(every: .microseconds(usec / 2)) { SystemdNotify.send("WATCHDOG=1") })
+        }
+        if let certificate = configuration.certificate {
+            periodic.append(repeating(every: .seconds(86_400)) { [weak self] in self?.checkCertificate(certificate) })
+        }
+    }
+
+    private func repeating(every interval: Duration, _ work: @escaping @Sendable () -> Void) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let step = DispatchTimeInterval.milliseconds(Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
+        timer.schedule(deadline: .now(), repeating: step, leeway: .seconds(1))
+        timer.setEventHandler(handler: work)
+        timer.resume()
+        return timer
+    }
+
+    /// Warns, once a day, when the student certificate expires within 7 days.
+    private func checkCertificate(_ path: String) {
+        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: nil) else { return }
+        if facts.secondsUntilExpiry >= 0 && facts.daysUntilExpiry < 7 {
+            apply(.post(.credentials(.certificateExpiring(days: Int(facts.daysUntilExpiry)))))
+        }
+    }
 
     /// A timer expiry; a sleep logind did not announce shows as time that
     /// CLOCK_BOOTTIME counted and CLOCK_MONOTONIC did not.

@@ -15,10 +15,10 @@ import Testing
         let daemon: ChildProcess
         let logPath: String
 
-        init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil)
-            async throws
+        init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
+             busSocket: String? = nil) async throws
         {
-            bus = try PrivateBus()
+            bus = try PrivateBus(socketPath: busSocket)
             dunst = try await Dunst(on: bus)
             sim = try CCSimProcess(simulator)
             let pki = TestPKI.shared
@@ -37,6 +37,8 @@ import Testing
             chmod(base + ".conf", 0o600)
             logPath = base + ".log"
             var environment = bus.environment
+            // As systemd sets it: the path alone, no guid, so a restarted bus is the same address.
+            if let busSocket { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(busSocket)" }
             // The system bus is a private one too, or none: never the machine's own.
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus?.address ?? "unix:path=/nonexistent/ccrelay-no-system-bus"
             daemon = try ChildProcess(
@@ -140,6 +142,22 @@ import Testing
         try await setState(70)  // NM_STATE_CONNECTED_GLOBAL
         #expect(await eventually(timeout: .seconds(10)) { rig.acceptedReports() == before + 1 }, "a keep-alive at once, not after 30 s")
         #expect(try rig.shown().isEmpty, "no alert for a network the user turned off")
+    }
+
+    @Test func aRestartedSessionBusIsRejoinedAndAlertsReachTheNewNotificationServer() async throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-bus-\(UUID().uuidString)").path
+        let rig = try await Rig(busSocket: socket)
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        rig.bus.stop()
+        #expect(await eventually { rig.log.contains("the session bus went away") }, "\(rig.log)")
+        let newBus = try PrivateBus(socketPath: socket)
+        let newDunst = try await Dunst(on: newBus)
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("reconnected to the session bus") }, "\(rig.log)")
+        try rig.sim.control("POST", "kick", ["message": "再见"])
+        #expect(await eventually(timeout: .seconds(20)) {
+            (try? newDunst.closeAllAndReadHistory().contains { $0.category == "network.disconnected" }) == true
+        }, "\(rig.log)")
+        #expect(rig.daemon.isRunning)
     }
 
     @Test func aKeyOthersCanReadStopsTheStartWithTheFix() throws {

@@ -7,9 +7,13 @@ public final class PrivateBus: Sendable {
     public let address: String
     private let daemon: ChildProcess
 
-    public init() throws {
+    /// Starts a bus; with `socketPath`, at that fixed path (to restart a bus
+    /// where clients expect it), else at a fresh one.
+    public init(socketPath: String? = nil) throws {
+        let listen = socketPath.map { "unix:path=\($0)" } ?? "unix:tmpdir=/tmp"
+        if let socketPath { unlink(socketPath) }
         daemon = try ChildProcess(
-            "/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1", "--address=unix:tmpdir=/tmp"])
+            "/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1", "--address=\(listen)"])
         guard let line = daemon.readLine(), !line.isEmpty else {
             throw TestSetupError("dbus-daemon printed no address")
         }
