@@ -12,8 +12,8 @@ import Glibc
 /// blocks), so the daemon's event loop never waits on the network; the async
 /// methods return when the exchange is over.
 ///
-/// Confinement (why `@unchecked Sendable` is sound): `easy` and `nextFresh`
-/// are touched only on `queue`.
+/// Confinement (why `@unchecked Sendable` is sound): `easy` (the handle)
+/// is touched only on `queue`.
 public final class CCClient: @unchecked Sendable {
     public let configuration: ServerConfiguration
     private let base: ServerURL
