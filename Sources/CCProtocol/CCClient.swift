@@ -102,6 +102,35 @@ public final class CCClient: @unchecked Sendable {
         await exchange(.logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout)
     }
 
+    /// The same exchanges for a caller with its own queue: each runs in turn
+    /// on the client's serial queue (so they keep the order they were asked
+    /// in) and `completion` runs there when it is over.
+    public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
+                      completion: @escaping @Sendable (Exchange) -> Void) {
+        let body = encode(LoginRequest(client: client, device: device, user: user, password: password))
+        queue.async { completion(self.perform(.login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout)) }
+    }
+
+    public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
+                          completion: @escaping @Sendable (Exchange) -> Void) {
+        let body = encode(KeepAliveRequest(seq: seq, location: location))
+        queue.async {
+            completion(self.perform(.keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout))
+        }
+    }
+
+    public func logout(session: String, timeout: Duration? = nil, completion: @escaping @Sendable (Exchange) -> Void) {
+        queue.async { completion(self.perform(.logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout)) }
+    }
+
+    /// Drops the kept connection in turn; then `completion`.
+    public func dropConnection(completion: @escaping @Sendable () -> Void) {
+        queue.async {
+            self.replaceHandle()
+            completion()
+        }
+    }
+
     /// Drops the kept connection; the next request opens a fresh one (after a
     /// resume from sleep, or a network change).
     public func dropConnection() async {

@@ -28,18 +28,7 @@ public final class Daemon: @unchecked Sendable {
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
     private var sleptSoFar: Duration = .zero
     private var token: String?
-    private let requests: AsyncStream<Request>.Continuation
-    /// The task that carries out requests one at a time, in order.
-    private var pipeline: Task<Void, Never>?
     private let device: String
-
-    /// One CC/1 operation, carried out in order by the request pipeline.
-    private enum Request: Sendable {
-        case login(timeout: Duration)
-        case keepAlive(seq: UInt64, timeout: Duration)
-        case logout
-        case dropConnection
-    }
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
@@ -61,14 +50,6 @@ public final class Daemon: @unchecked Sendable {
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let (stream, continuation) = AsyncStream<Request>.makeStream()
-        requests = continuation
-        pipeline = Task { [weak self] in
-            for await request in stream {
-                guard let self else { return }
-                await self.perform(request)
-            }
-        }
     }
 
     /// Starts the session (on any thread).
@@ -91,22 +72,14 @@ public final class Daemon: @unchecked Sendable {
     public func stop(done: @escaping @Sendable () -> Void) {
         queue.async {
             SystemdNotify.send("STOPPING=1")
-            let effects = self.session.handle(.stop, at: BootTimer.now())
-            if effects.contains(.sendLogout) {
-                self.requests.yield(.logout)
-            }
-            self.requests.finish()
             self.timer?.disarm()
-            // The pipeline carries out what is queued (the logout last), then ends.
-            let pipeline = self.pipeline
-            Task {
-                await pipeline?.value
-                self.queue.async { done() }
+            for effect in self.session.handle(.stop, at: BootTimer.now()) where effect == .sendLogout {
+                self.apply(effect)
             }
+            // Requests run in order on the client's queue: this comes after the logout.
+            self.client.dropConnection { self.queue.async { done() } }
         }
     }
-
-    // MARK: Events and effects
 
     /// Reconnects to the session bus with back-off when it goes away (a
     /// restarted session bus), then announces everything again.
@@ -185,10 +158,24 @@ public final class Daemon: @unchecked Sendable {
 
     private func apply(_ effect: SessionEffect) {
         switch effect {
-        case .sendLogin(let timeout): enqueue(.login(timeout: timeout))
-        case .sendKeepAlive(let seq, let timeout): enqueue(.keepAlive(seq: seq, timeout: timeout))
-        case .sendLogout: enqueue(.logout)
-        case .dropConnection: enqueue(.dropConnection)
+        case .sendLogin(let timeout):
+            client.login(device: device, timeout: timeout) { exchange in
+                self.queue.async {
+                    if case .loggedIn(let grant) = exchange.outcome { self.token = grant.session }
+                    self.handle(.loginAnswered(Self.reply(exchange)))
+                }
+            }
+        case .sendKeepAlive(let seq, let timeout):
+            guard let token else { return }
+            client.keepAlive(session: token, seq: seq, timeout: timeout) { exchange in
+                self.queue.async { self.handle(.keepAliveAnswered(Self.reply(exchange))) }
+            }
+        case .sendLogout:
+            guard let token else { return }
+            self.token = nil
+            client.logout(session: token, timeout: .seconds(5)) { _ in }
+        case .dropConnection:
+            client.dropConnection {}
         case .armTimer(let instant): timer?.arm(at: instant)
         case .cancelTimer: timer?.disarm()
         case .post(let subject):
@@ -201,42 +188,6 @@ public final class Daemon: @unchecked Sendable {
             SystemdNotify.send("STATUS=\(state.rawValue)")
         case .readyToSleep: systemWatch?.releaseSleepLock()
         }
-    }
-
-    private func enqueue(_ request: Request) {
-        requests.yield(request)
-    }
-
-    /// Carries out one request on the pipeline task and reports back to `queue`.
-    private func perform(_ request: Request) async {
-        switch request {
-        case .login(let timeout):
-            let exchange = await client.login(device: device, timeout: timeout)
-            finish { daemon in
-                if case .loggedIn(let grant) = exchange.outcome { daemon.token = grant.session }
-                daemon.handle(.loginAnswered(Self.reply(exchange)))
-            }
-        case .keepAlive(let seq, let timeout):
-            let token: String? = await onQueue { $0.token }
-            guard let token else { return finish { _ in } }
-            let exchange = await client.keepAlive(session: token, seq: seq, timeout: timeout)
-            finish { daemon in daemon.handle(.keepAliveAnswered(Self.reply(exchange))) }
-        case .logout:
-            let token: String? = await onQueue { $0.token }
-            if let token { _ = await client.logout(session: token, timeout: .seconds(5)) }
-            finish { daemon in daemon.token = nil }
-        case .dropConnection:
-            await client.dropConnection()
-            finish { _ in }
-        }
-    }
-
-    private func onQueue<T: Sendable>(_ body: @escaping @Sendable (Daemon) -> T) async -> T {
-        await withCheckedContinuation { continuation in queue.async { continuation.resume(returning: body(self)) } }
-    }
-
-    private func finish(_ body: @escaping @Sendable (Daemon) -> Void) {
-        queue.async { body(self) }
     }
 
     /// Maps what the CC/1 client saw onto what the state machine acts on.
