@@ -70,3 +70,27 @@ func nearestMatch(to word: String, among candidates: [String]) -> String? {
     guard let (candidate, distance) = scored, distance <= max(2, word.count / 3) else { return nil }
     return candidate
 }
+
+/// Ends a subcommand early with this exit status (after `--help`, or a usage error).
+struct SubcommandExit: Error {
+    var status: Int32
+}
+
+/// Parses a subcommand's arguments. Prints the usage and ends with 0 on
+/// `--help`; prints the error with a hint and ends with 2 on a usage error.
+func parseSubcommand(_ name: String, _ arguments: [String], usage: String, flags: [String] = [], valued: [String] = [])
+    throws(SubcommandExit) -> ParsedArguments
+{
+    let parsed: ParsedArguments
+    do {
+        parsed = try parseArguments(arguments, flags: flags, valued: valued)
+    } catch {
+        Output.error("\(name): \(error.message)\nTry 'ccrelay \(name) --help'.")
+        throw SubcommandExit(status: ExitStatus.usage)
+    }
+    if parsed.has("help") {
+        Output.out(usage)
+        throw SubcommandExit(status: ExitStatus.ok)
+    }
+    return parsed
+}

@@ -19,14 +19,9 @@ enum ConfigCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try parseArguments(arguments, flags: [], valued: ["config"])
+            parsed = try parseSubcommand("config", arguments, usage: usage, flags: [], valued: ["config"])
         } catch {
-            Output.error("config: \(error.message)\nTry 'ccrelay config --help'.")
-            return ExitStatus.usage
-        }
-        if parsed.has("help") {
-            Output.out(usage)
-            return ExitStatus.ok
+            return error.status
         }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         switch parsed.positionals {

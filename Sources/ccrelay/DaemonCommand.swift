@@ -27,14 +27,9 @@ enum DaemonCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try parseArguments(arguments, flags: [], valued: ["config"])
+            parsed = try parseSubcommand("daemon", arguments, usage: usage, flags: [], valued: ["config"])
         } catch {
-            Output.error("daemon: \(error.message)\nTry 'ccrelay daemon --help'.")
-            return ExitStatus.usage
-        }
-        if parsed.has("help") {
-            Output.out(usage)
-            return ExitStatus.ok
+            return error.status
         }
         guard parsed.positionals.isEmpty else {
             Output.error("daemon: unexpected argument '\(parsed.positionals[0])'")

@@ -31,14 +31,9 @@ enum LoginCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try parseArguments(arguments, flags: ["save-password", "password-stdin"], valued: ["user"])
+            parsed = try parseSubcommand("login", arguments, usage: usage, flags: ["save-password", "password-stdin"], valued: ["user"])
         } catch {
-            Output.error("login: \(error.message)\nTry 'ccrelay login --help'.")
-            return ExitStatus.usage
-        }
-        if parsed.has("help") {
-            Output.out(usage)
-            return ExitStatus.ok
+            return error.status
         }
         guard parsed.has("save-password"), parsed.positionals.isEmpty else {
             Output.error("login: this version only saves the password: ccrelay login --save-password --user ID")

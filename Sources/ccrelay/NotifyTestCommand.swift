@@ -32,14 +32,9 @@ enum NotifyTestCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let parsed: ParsedArguments
         do {
-            parsed = try parseArguments(arguments, flags: ["json"], valued: ["wait"])
+            parsed = try parseSubcommand("notify-test", arguments, usage: usage, flags: ["json"], valued: ["wait"])
         } catch {
-            Output.error("notify-test: \(error.message)\nTry 'ccrelay notify-test --help'.")
-            return ExitStatus.usage
-        }
-        if parsed.has("help") {
-            Output.out(usage)
-            return ExitStatus.ok
+            return error.status
         }
         var kinds: [AlertKind] = []
         for name in parsed.positionals {

@@ -1,4 +1,4 @@
-import RelayCore
+@testable import RelayCore
 import Testing
 
 /// Drives a `Session` on a virtual clock, firing its one timer like the daemon's timerfd.
@@ -309,7 +309,7 @@ extension SessionEffect {
     @Test func invariantsHoldOverAThousandSimulatedHours() {
         var daemon = VirtualDaemon()
         daemon.keepsLog = false
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(seed: 42)
         daemon.loggedIn()
         let end = daemon.now + .seconds(3600 * 1000)
         var lastRequest = daemon.now
@@ -352,18 +352,5 @@ extension SessionEffect {
             }
         }
         #expect(requests > 55_000, "about one request per minute for 1,000 hours")
-    }
-}
-
-/// The tests' own generator for the simulated server.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
