@@ -16,7 +16,7 @@ import Testing
         let logPath: String
 
         init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
-             busSocket: String? = nil) async throws
+             busSocket: String? = nil, certificate: (String, String)? = nil) async throws
         {
             bus = try PrivateBus(socketPath: busSocket)
             dunst = try await Dunst(on: bus)
@@ -28,8 +28,8 @@ import Testing
                 url = \(sim.url)
                 ca-file = \(pki.caCertificate)
                 [auth]
-                certificate = \(pki.clientCertificate)
-                key = \(pki.clientKey)
+                certificate = \(certificate?.0 ?? pki.clientCertificate)
+                key = \(certificate?.1 ?? pki.clientKey)
                 [keepalive]
                 warn-before = 6
                 \(extraConfig)
@@ -158,6 +158,16 @@ import Testing
             (try? newDunst.closeAllAndReadHistory().contains { $0.category == "network.disconnected" }) == true
         }, "\(rig.log)")
         #expect(rig.daemon.isRunning)
+    }
+
+    @Test func aCertificateExpiringWithinAWeekIsAnnounced() async throws {
+        let pki = TestPKI.shared
+        let rig = try await Rig(certificate: (pki.expiringCertificate, pki.expiringKey))
+        #expect(await eventually(timeout: .seconds(20)) {
+            let bubbles = (try? rig.dunst.closeAllAndReadHistory()) ?? []
+            return bubbles.contains { $0.category == "x-ccrelay.auth" && ($0.body.contains("expires in 2 days") || $0.body.contains("expires in 3 days")) }
+        }, "\(rig.log)")
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "the session still works")
     }
 
     @Test func aKeyOthersCanReadStopsTheStartWithTheFix() throws {

@@ -18,6 +18,9 @@ public final class TestPKI: Sendable {
     public let pkcs12Passphrase = "correct horse"
     public var expiredCertificate: String { path("expired.pem") }
     public var expiredKey: String { path("expired.key") }
+    /// Valid for 3 more days: inside the 7-day warning window.
+    public var expiringCertificate: String { path("expiring.pem") }
+    public var expiringKey: String { path("expiring.key") }
     /// Issued by another CA than the one the server trusts.
     public var strangerCertificate: String { path("stranger.pem") }
     public var strangerKey: String { path("stranger.key") }
@@ -52,7 +55,8 @@ public final class TestPKI: Sendable {
                          "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
                          "-out", "\(dir)/\(name).pem"])
         }
-        func issued(_ name: String, _ subject: String, by ca: String, extensions: String, start: String? = nil, end: String? = nil) throws {
+        func issued(_ name: String, _ subject: String, by ca: String, extensions: String, start: String? = nil, end: String? = nil,
+                    days: Int = 30) throws {
             try key(name)
             try openssl(["req", "-new", "-key", "\(dir)/\(name).key", "-subj", subject, "-out", "\(dir)/\(name).csr"])
             try "\(extensions)\n".write(toFile: "\(dir)/\(name).ext", atomically: true, encoding: .utf8)
@@ -78,7 +82,7 @@ public final class TestPKI: Sendable {
                              "-in", "\(dir)/\(name).csr", "-out", "\(dir)/\(name).pem"])
             } else {
                 try openssl(["x509", "-req", "-in", "\(dir)/\(name).csr", "-CA", "\(dir)/\(ca).pem", "-CAkey", "\(dir)/\(ca).key",
-                             "-CAcreateserial", "-days", "30", "-extfile", "\(dir)/\(name).ext", "-out", "\(dir)/\(name).pem"])
+                             "-CAcreateserial", "-days", String(days), "-extfile", "\(dir)/\(name).ext", "-out", "\(dir)/\(name).pem"])
             }
         }
         try selfSigned("ca", "/O=Campus/CN=Campus Test CA")
@@ -86,6 +90,7 @@ public final class TestPKI: Sendable {
         try issued("server", "/CN=localhost", by: "ca",
                    extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth")
         try issued("client", "/O=Campus/CN=20231234", by: "ca", extensions: "extendedKeyUsage=clientAuth")
+        try issued("expiring", "/O=Campus/CN=20230002", by: "ca", extensions: "extendedKeyUsage=clientAuth", days: 3)
         try issued("stranger", "/O=Elsewhere/CN=20239999", by: "otherca", extensions: "extendedKeyUsage=clientAuth")
         try issued("expired", "/O=Campus/CN=20230001", by: "ca", extensions: "extendedKeyUsage=clientAuth",
                    start: "20200101000000Z", end: "20200201000000Z")
