@@ -12,7 +12,7 @@ import Glibc
 ///
 /// Confinement (why `@unchecked Sendable` is sound): `session`, `token` and
 /// the other mutable state are used only on `queue`; requests run one at a
-/// time, in order, on the request pipeline's task and report back to `queue`.
+/// time, in order, on the CC client's own serial queue and report back to `queue`.
 public final class Daemon: @unchecked Sendable {
     public let queue = DispatchQueue(label: "ccrelay.daemon")
     private let configuration: Configuration
@@ -159,10 +159,20 @@ public final class Daemon: @unchecked Sendable {
     private func apply(_ effect: SessionEffect) {
         switch effect {
         case .sendLogin(let timeout):
-            client.login(device: device, timeout: timeout) { exchange in
+            guard let user = configuration.user else {
+                return login(user: nil, password: nil, timeout: timeout)
+            }
+            // Password login: the password comes from the keyring, never from a file.
+            let secrets = SecretService(connection: bus)
+            Task {
+                let password = try? await secrets.password(user: user)
                 self.queue.async {
-                    if case .loggedIn(let grant) = exchange.outcome { self.token = grant.session }
-                    self.handle(.loginAnswered(Self.reply(exchange)))
+                    guard let password else {
+                        self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
+                        self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
+                        return
+                    }
+                    self.login(user: user, password: password, timeout: timeout)
                 }
             }
         case .sendKeepAlive(let seq, let timeout):
@@ -187,6 +197,15 @@ public final class Daemon: @unchecked Sendable {
             log("state: \(state.rawValue)")
             SystemdNotify.send("STATUS=\(state.rawValue)")
         case .readyToSleep: systemWatch?.releaseSleepLock()
+        }
+    }
+
+    private func login(user: String?, password: String?, timeout: Duration) {
+        client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
+            self.queue.async {
+                if case .loggedIn(let grant) = exchange.outcome { self.token = grant.session }
+                self.handle(.loginAnswered(Self.reply(exchange)))
+            }
         }
     }
 

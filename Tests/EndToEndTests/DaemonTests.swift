@@ -16,11 +16,13 @@ import Testing
         let logPath: String
 
         init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
-             busSocket: String? = nil, certificate: (String, String)? = nil) async throws
+             busSocket: String? = nil, certificate: (String, String)? = nil, useCertificate: Bool = true,
+             beforeStart: (PrivateBus) async throws -> Void = { _ in }) async throws
         {
             bus = try PrivateBus(socketPath: busSocket)
             dunst = try await Dunst(on: bus)
             sim = try CCSimProcess(simulator)
+            try await beforeStart(bus)
             let pki = TestPKI.shared
             let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
             try """
@@ -28,8 +30,8 @@ import Testing
                 url = \(sim.url)
                 ca-file = \(pki.caCertificate)
                 [auth]
-                certificate = \(certificate?.0 ?? pki.clientCertificate)
-                key = \(certificate?.1 ?? pki.clientKey)
+                \(useCertificate ? "certificate = \(certificate?.0 ?? pki.clientCertificate)" : "")
+                \(useCertificate ? "key = \(certificate?.1 ?? pki.clientKey)" : "")
                 [keepalive]
                 warn-before = 6
                 \(extraConfig)
@@ -168,6 +170,22 @@ import Testing
             return bubbles.contains { $0.category == "x-ccrelay.auth" && ($0.body.contains("expires in 2 days") || $0.body.contains("expires in 3 days")) }
         }, "\(rig.log)")
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "the session still works")
+    }
+
+    @Test func passwordLoginTakesThePasswordFromTheKeyring() async throws {
+        let keyringHolder = LockedBox<GnomeKeyring?>(nil)
+        let rig = try await Rig(
+            extraConfig: "[auth]\nuser = 20231234", simulator: ["--interval", "2", "--timeout", "8", "--user", "20231234:秘密 pw"],
+            useCertificate: false
+        ) { bus in
+            keyringHolder.set(try await GnomeKeyring(on: bus))
+            let saved = try run(DaemonTests.ccrelay, ["login", "--save-password", "--user", "20231234", "--password-stdin"],
+                                environment: bus.environment, input: "秘密 pw\n")
+            guard saved.status == 0 else { throw TestSetupError("saving the password failed: \(saved.standardError)") }
+        }
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        #expect(try rig.sim.sessions().first?["user"] as? String == "20231234")
+        #expect(!rig.log.contains("秘密"), "the password is never logged")
     }
 
     @Test func aKeyOthersCanReadStopsTheStartWithTheFix() throws {
