@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL"]),
         .target(name: "RelayCore"),
-        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CCProtocol", "CLinux"]),
+        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CCProtocol", "CLinux", "CSQLite"]),
         .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol"], path: "bench/keepalive-bench"),

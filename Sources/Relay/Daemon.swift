@@ -29,6 +29,8 @@ public final class Daemon: @unchecked Sendable {
     private var sleptSoFar: Duration = .zero
     private var token: String?
     private let device: String
+    /// Seen notices (and, later, the alert journal); nil when the file cannot be used.
+    private let store: AlertStore?
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
@@ -46,7 +48,13 @@ public final class Daemon: @unchecked Sendable {
         settings.warnBefore = .seconds(configuration.warnBefore)
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
-        session = Session(settings: settings)
+        do {
+            store = try AlertStore(path: AlertStore.defaultPath(), log: log)
+        } catch {
+            log("alerts.db cannot be used (\(error)); notices already shown may show again after a restart")
+            store = nil
+        }
+        session = Session(settings: settings, noticesSeen: store?.seenNotices() ?? [])
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -192,7 +200,8 @@ public final class Daemon: @unchecked Sendable {
             if case .notice = subject, !configuration.notices { return }
             notifier.post(AlertCatalogue.alert(for: subject, localize: Localization.localize))
         case .close(let kind): notifier.close(kind)
-        case .noticeShown: break
+        case .noticeShown(let id):
+            do { try store?.markNoticeSeen(id) } catch { log("cannot record notice \(id): \(error)") }
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
             SystemdNotify.send("STATUS=\(state.rawValue)")

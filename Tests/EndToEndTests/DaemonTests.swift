@@ -14,6 +14,8 @@ import Testing
         let sim: CCSimProcess
         let daemon: ChildProcess
         let logPath: String
+        let configPath: String
+        let environment: [String: String]
 
         init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
              busSocket: String? = nil, certificate: (String, String)? = nil, useCertificate: Bool = true,
@@ -38,11 +40,14 @@ import Testing
                 """.write(toFile: base + ".conf", atomically: true, encoding: .utf8)
             chmod(base + ".conf", 0o600)
             logPath = base + ".log"
+            configPath = base + ".conf"
             var environment = bus.environment
             // As systemd sets it: the path alone, no guid, so a restarted bus is the same address.
             if let busSocket { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(busSocket)" }
+            environment["XDG_STATE_HOME"] = base + "-state"
             // The system bus is a private one too, or none: never the machine's own.
             environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus?.address ?? "unix:path=/nonexistent/ccrelay-no-system-bus"
+            self.environment = environment
             daemon = try ChildProcess(
                 DaemonTests.ccrelay, ["daemon", "--config", base + ".conf"], environment: environment,
                 outputFiles: (base + ".out", logPath))
@@ -186,6 +191,25 @@ import Testing
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
         #expect(try rig.sim.sessions().first?["user"] as? String == "20231234")
         #expect(!rig.log.contains("秘密"), "the password is never logged")
+    }
+
+    @Test func aCampusNoticeIsShownOnceEvenAcrossRestarts() async throws {
+        let rig = try await Rig()
+        try rig.sim.control("POST", "notice", ["id": "n-restart", "title": "网络维护通知", "body": "今晚 23:00 维护"])
+        func notices() -> Int {
+            ((try? rig.dunst.closeAllAndReadHistory()) ?? []).filter { $0.category == "x-ccrelay.notice" }.count
+        }
+        #expect(await eventually(timeout: .seconds(20)) { notices() == 1 }, "\(rig.log)")
+        let reports = rig.acceptedReports()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= reports + 2 }, "repeated in later replies")
+        kill(rig.daemon.pid, SIGTERM)
+        #expect(rig.daemon.wait() == 0)
+        let again = try ChildProcess(DaemonTests.ccrelay, ["daemon", "--config", rig.configPath], environment: rig.environment,
+                                     captureOutput: false)
+        let before = rig.acceptedReports()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= before + 2 }, "the new daemon is online")
+        #expect(notices() == 1, "not shown again after a restart")
+        again.stop()
     }
 
     @Test func aKeyOthersCanReadStopsTheStartWithTheFix() throws {
