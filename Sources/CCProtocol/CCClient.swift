@@ -79,51 +79,28 @@ public final class CCClient: @unchecked Sendable {
 
     // MARK: CC/1
 
-    /// `POST /cc/v1/session`.
-    public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil) async
-        -> Exchange
-    {
-        let body = LoginRequest(client: client, device: device, user: user, password: password)
-        return await exchange(.login, method: "POST", path: "cc/v1/session", body: encode(body), token: nil, timeout: timeout)
-    }
-
-    /// `POST /cc/v1/session/keepalive`.
-    public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil) async
-        -> Exchange
-    {
-        let body = KeepAliveRequest(seq: seq, location: location)
-        return await exchange(
-            .keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: encode(body), token: session,
-            timeout: timeout)
-    }
-
-    /// `DELETE /cc/v1/session`.
-    public func logout(session: String, timeout: Duration? = nil) async -> Exchange {
-        await exchange(.logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout)
-    }
-
-    /// The same exchanges for a caller with its own queue: each runs in turn
-    /// on the client's serial queue (so they keep the order they were asked
-    /// in) and `completion` runs there when it is over.
+    /// `POST /cc/v1/session`. Exchanges run one at a time on the client's
+    /// serial queue, in the order they were asked for; `completion` runs there.
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
                       completion: @escaping @Sendable (Exchange) -> Void) {
         let body = encode(LoginRequest(client: client, device: device, user: user, password: password))
-        queue.async { completion(self.perform(.login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout)) }
+        run(.login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout, completion)
     }
 
+    /// `POST /cc/v1/session/keepalive`.
     public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
                           completion: @escaping @Sendable (Exchange) -> Void) {
         let body = encode(KeepAliveRequest(seq: seq, location: location))
-        queue.async {
-            completion(self.perform(.keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout))
-        }
+        run(.keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout, completion)
     }
 
+    /// `DELETE /cc/v1/session`.
     public func logout(session: String, timeout: Duration? = nil, completion: @escaping @Sendable (Exchange) -> Void) {
-        queue.async { completion(self.perform(.logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout)) }
+        run(.logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout, completion)
     }
 
-    /// Drops the kept connection in turn; then `completion`.
+    /// Drops the kept connection in turn; the next request opens a fresh one
+    /// (after a resume from sleep, or a network change). Then `completion`.
     public func dropConnection(completion: @escaping @Sendable () -> Void) {
         queue.async {
             self.replaceHandle()
@@ -131,14 +108,40 @@ public final class CCClient: @unchecked Sendable {
         }
     }
 
-    /// Drops the kept connection; the next request opens a fresh one (after a
-    /// resume from sleep, or a network change).
-    public func dropConnection() async {
+    // The same, awaited.
+
+    public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil) async
+        -> Exchange
+    {
         await withCheckedContinuation { continuation in
-            queue.async {
-                self.replaceHandle()
-                continuation.resume()
-            }
+            login(device: device, user: user, password: password, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
+    public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil) async
+        -> Exchange
+    {
+        await withCheckedContinuation { continuation in
+            keepAlive(session: session, seq: seq, location: location, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
+    public func logout(session: String, timeout: Duration? = nil) async -> Exchange {
+        await withCheckedContinuation { continuation in
+            logout(session: session, timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
+    public func dropConnection() async {
+        await withCheckedContinuation { continuation in dropConnection { continuation.resume() } }
+    }
+
+    private func run(
+        _ endpoint: ReplyClassifier.Endpoint, method: String, path: String, body: String?, token: String?,
+        timeout: Duration?, _ completion: @escaping @Sendable (Exchange) -> Void
+    ) {
+        queue.async {
+            completion(self.perform(endpoint, method: method, path: path, body: body, token: token, timeout: timeout))
         }
     }
 
@@ -151,19 +154,6 @@ public final class CCClient: @unchecked Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    private func exchange(
-        _ endpoint: ReplyClassifier.Endpoint, method: String, path: String, body: String?, token: String?,
-        timeout: Duration?
-    ) async -> Exchange {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(
-                    returning: self.perform(endpoint, method: method, path: path, body: body, token: token,
-                                            timeout: timeout))
-            }
-        }
     }
 
     /// One blocking transfer on `queue`.
