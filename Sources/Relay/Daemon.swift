@@ -8,34 +8,43 @@ import Glibc
 
 /// The daemon shell: runs the pure `Session` on one serial queue and carries
 /// out its effects — CC/1 requests through `CCClient`, the boot-clock timer,
-/// desktop alerts through the `Notifier`, systemd notifications.
+/// desktop alerts through the `Notifier`, the alert journal and badge in the
+/// `AlertStore` (announced to docks as a LauncherEntry), the control API on
+/// the session bus (Daemon+Control.swift), systemd notifications.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): `session`, `token` and
 /// the other mutable state are used only on `queue`; requests run one at a
 /// time, in order, on the CC client's own serial queue and report back to `queue`.
 public final class Daemon: @unchecked Sendable {
     public let queue = DispatchQueue(label: "ccrelay.daemon")
-    private let configuration: Configuration
+    let configuration: Configuration
     private let client: CCClient
-    private var bus: Connection
+    var bus: Connection
     private var notifier: Notifier
     private var reconnectDelay: Duration = .seconds(1)
     private var periodic: [DispatchSourceTimer] = []
-    private let log: @Sendable (String) -> Void
-    private var session: Session
+    let log: @Sendable (String) -> Void
+    var session: Session
     private var timer: BootTimer?
     private var systemWatch: SystemWatch?
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
     private var sleptSoFar: Duration = .zero
-    private var token: String?
+    var token: String?
+    /// The address the server granted, and what went wrong last (for `GetStatus`).
+    var ip = ""
+    var lastError = ""
     private let device: String
-    /// Seen notices (and, later, the alert journal); nil when the file cannot be used.
-    private let store: AlertStore?
+    let version: String
+    /// The journal, badge, seen notices and saved session; nil when the file cannot be used.
+    let store: AlertStore?
+    /// The badge as last announced.
+    var badge = BadgeState(count: 0, urgent: false)
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
     public init(configuration: Configuration, version: String, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
+        self.version = version
         self.log = log
         client = try CCClient(
             configuration: ServerConfiguration(
@@ -49,9 +58,10 @@ public final class Daemon: @unchecked Sendable {
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
         do {
-            store = try AlertStore(path: AlertStore.defaultPath(), log: log)
+            // Short waits for the CLI's writes: the keep-alive loop must not stall on the file.
+            store = try AlertStore(path: AlertStore.defaultPath(), busyTimeout: 500, log: log)
         } catch {
-            log("alerts.db cannot be used (\(error)); notices already shown may show again after a restart")
+            log("alerts.db cannot be used (\(error)); alerts are not journaled and there is no badge")
             store = nil
         }
         session = Session(settings: settings, noticesSeen: store?.seenNotices() ?? [])
@@ -60,18 +70,28 @@ public final class Daemon: @unchecked Sendable {
         device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 
-    /// Starts the session (on any thread).
-    public func start() throws {
+    /// Claims the daemon's bus name (failing with who owns it when another
+    /// daemon runs), then starts the session: carrying on with the previous
+    /// run's when its deadline has not passed, logging in otherwise.
+    public func start() async throws {
+        queue.sync { exportObjects() }
+        try await claimBusName()
         try queue.sync {
             timer = try BootTimer(queue: queue) { [weak self] in self?.timerFired() }
             sleptSoFar = BootTimer.sleptSinceBoot()
+            notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
             notifier.start()
             let watch = SystemWatch(queue: queue, log: log) { [weak self] event in self?.handle(event) }
             systemWatch = watch
             watch.start()
             watchSessionBus()
             startPeriodicWork()
-            handle(.start)
+            refreshBadge(announce: true)
+            if let restored = restoredSession() {
+                handle(.restore(restored))
+            } else {
+                handle(.start)
+            }
         }
         SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
     }
@@ -84,6 +104,7 @@ public final class Daemon: @unchecked Sendable {
             for effect in self.session.handle(.stop, at: BootTimer.now()) where effect == .sendLogout {
                 self.apply(effect)
             }
+            self.saveSession()
             // Requests run in order on the client's queue: this comes after the logout.
             self.client.dropConnection { self.queue.async { done() } }
         }
@@ -107,9 +128,13 @@ public final class Daemon: @unchecked Sendable {
                 self.notifier.stop()
                 self.bus = connection
                 self.notifier = Notifier(connection: connection, log: self.log)
+                self.notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
                 self.notifier.start()
                 self.reconnectDelay = .seconds(1)
                 self.watchSessionBus()
+                self.exportObjects()
+                self.refreshBadge(announce: true)
+                Task { try? await self.claimBusName() }
                 self.log("reconnected to the session bus")
             } catch {
                 self.reconnectDelay = min(self.reconnectDelay * 2, .seconds(60))
@@ -159,9 +184,13 @@ public final class Daemon: @unchecked Sendable {
         handle(.timerFired)
     }
 
-    private func handle(_ event: SessionEvent) {
+    func handle(_ event: SessionEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
         for effect in session.handle(event, at: BootTimer.now()) { apply(effect) }
+        switch event {
+        case .loginAnswered, .keepAliveAnswered, .logout: saveSession()
+        default: break
+        }
     }
 
     private func apply(_ effect: SessionEffect) {
@@ -176,6 +205,7 @@ public final class Daemon: @unchecked Sendable {
                 let password = try? await secrets.password(user: user)
                 self.queue.async {
                     guard let password else {
+                        self.lastError = "no password for \(user) in the keyring"
                         self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
                         self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
                         return
@@ -186,7 +216,10 @@ public final class Daemon: @unchecked Sendable {
         case .sendKeepAlive(let seq, let timeout):
             guard let token else { return }
             client.keepAlive(session: token, seq: seq, timeout: timeout) { exchange in
-                self.queue.async { self.handle(.keepAliveAnswered(Self.reply(exchange))) }
+                self.queue.async {
+                    self.noteProblem(exchange)
+                    self.handle(.keepAliveAnswered(Self.reply(exchange)))
+                }
             }
         case .sendLogout:
             guard let token else { return }
@@ -197,14 +230,19 @@ public final class Daemon: @unchecked Sendable {
         case .armTimer(let instant): timer?.arm(at: instant)
         case .cancelTimer: timer?.disarm()
         case .post(let subject):
-            if case .notice = subject, !configuration.notices { return }
-            notifier.post(AlertCatalogue.alert(for: subject, localize: Localization.localize))
+            var notice: String?
+            if case .notice(let id, _, _, _) = subject {
+                guard configuration.notices else { return }
+                notice = id
+            }
+            let alert = AlertCatalogue.alert(for: subject, localize: Localization.localize)
+            journal(alert, notice: notice)
+            notifier.post(alert)
         case .close(let kind): notifier.close(kind)
-        case .noticeShown(let id):
-            do { try store?.markNoticeSeen(id) } catch { log("cannot record notice \(id): \(error)") }
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
             SystemdNotify.send("STATUS=\(state.rawValue)")
+            announceProperties(["State"])
         case .readyToSleep: systemWatch?.releaseSleepLock()
         }
     }
@@ -212,7 +250,11 @@ public final class Daemon: @unchecked Sendable {
     private func login(user: String?, password: String?, timeout: Duration) {
         client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
             self.queue.async {
-                if case .loggedIn(let grant) = exchange.outcome { self.token = grant.session }
+                if case .loggedIn(let grant) = exchange.outcome {
+                    self.token = grant.session
+                    self.ip = grant.ip
+                }
+                self.noteProblem(exchange)
                 self.handle(.loginAnswered(Self.reply(exchange)))
             }
         }

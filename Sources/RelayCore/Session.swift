@@ -21,7 +21,8 @@ public struct Session: Sendable {
     private var inFlight: Request?
     /// When the next request (keep-alive, or login retry) is due.
     private var nextSend: Instant?
-    private var seq: UInt64 = 0
+    /// The seq of the last report sent (1, 2, 3 … per session).
+    public private(set) var seq: UInt64 = 0
     /// The seq of the report not yet accepted: retries reuse it.
     private var pendingSeq: UInt64?
     private var failures = 0
@@ -29,6 +30,8 @@ public struct Session: Sendable {
     private var failureAlertShown = false
     /// The session was lost (expiry or sleep) and is being won back.
     private var recovering = false
+    /// Carrying on with a previous run's session the server has not confirmed yet.
+    private var restoredUnconfirmed = false
     private var logoutAlertShown = false
     private var credentialsAlertShown = false
     /// The user wants to be online (from start until logout or a refusal).
@@ -54,10 +57,26 @@ public struct Session: Sendable {
         case .start:
             wanted = true
             if inFlight == nil && deadline == nil { beginLogin(now, &effects) }
+        case .restore(let restored):
+            wanted = true
+            guard inFlight == nil && deadline == nil else { break }
+            guard restored.remaining > settings.minimumGap else {
+                beginLogin(now, &effects)
+                break
+            }
+            interval = .seconds(restored.interval)
+            timeout = .seconds(restored.timeout)
+            deadline = now + restored.remaining
+            seq = restored.seq
+            pendingSeq = nil
+            restoredUnconfirmed = true
+            set(.online, &effects)
+            sendKeepAlive(now, &effects)
         case .timerFired:
             onTimer(now, &effects)
         case .loginAnswered(let reply):
             inFlight = nil
+            restoredUnconfirmed = false
             loginAnswered(reply, now, &effects)
         case .keepAliveAnswered(let reply):
             inFlight = nil
@@ -166,6 +185,7 @@ public struct Session: Sendable {
     private mutating func keepAliveAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
         switch reply {
         case .accepted(let newInterval, let newTimeout, let notices):
+            restoredUnconfirmed = false
             if let newInterval { interval = .seconds(newInterval) }
             if let newTimeout { timeout = .seconds(newTimeout) }
             deadline = now + timeout
@@ -177,7 +197,11 @@ public struct Session: Sendable {
         case .loggedOut(let reason, let message):
             deadline = nil
             pendingSeq = nil
-            if reason == "expired" && settings.autoRelogin && wanted {
+            if reason == "expired" && wanted && restoredUnconfirmed {
+                // The previous run's session ran out while no daemon was there: log in quietly.
+                restoredUnconfirmed = false
+                beginLogin(now, &effects)
+            } else if reason == "expired" && settings.autoRelogin && wanted {
                 recovering = true
                 beginLogin(now, &effects)
             } else {
@@ -350,7 +374,6 @@ public struct Session: Sendable {
         for notice in notices where !noticesSeen.contains(notice.id) {
             noticesSeen.insert(notice.id)
             effects.append(.post(.notice(id: notice.id, title: notice.title, body: notice.body, urgency: notice.urgency)))
-            effects.append(.noticeShown(id: notice.id))
         }
     }
 

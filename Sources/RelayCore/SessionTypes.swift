@@ -55,6 +55,10 @@ public enum ServerReply: Sendable, Hashable {
 public enum SessionEvent: Sendable, Hashable {
     /// The daemon started (or the user asked to log in).
     case start
+    /// The daemon started and found the session of its previous run, whose
+    /// deadline is `remaining` away: carry on with it (a keep-alive at once)
+    /// instead of logging in again.
+    case restore(RestoredSession)
     /// The timer the session armed fired.
     case timerFired
     case loginAnswered(ServerReply)
@@ -84,8 +88,6 @@ public enum SessionEffect: Sendable, Hashable {
     case cancelTimer
     case post(AlertSubject)
     case close(AlertKind)
-    /// Remember that this notice was shown (persist it).
-    case noticeShown(id: String)
     case stateChanged(SessionState)
     /// Nothing more is due before sleeping: release the sleep inhibitor.
     case readyToSleep
@@ -110,4 +112,20 @@ public struct SessionSettings: Sendable, Hashable {
     public var jitterSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
 
     public init() {}
+}
+
+/// A session a previous run of the daemon left behind (see `SessionEvent.restore`).
+public struct RestoredSession: Sendable, Hashable {
+    public var interval: Int
+    public var timeout: Int
+    /// Time left until the server's deadline.
+    public var remaining: Duration
+    /// The last report sent; the next one is `seq + 1`.
+    public var seq: UInt64
+    public init(interval: Int, timeout: Int, remaining: Duration, seq: UInt64) {
+        self.interval = interval
+        self.timeout = timeout
+        self.remaining = remaining
+        self.seq = seq
+    }
 }

@@ -56,9 +56,7 @@ func parseArguments(_ arguments: [String], flags: [String], valued: [String]) th
                 throw UsageError(message: "option '--\(name)' needs a value")
             }
         } else {
-            var message = "unknown option '--\(name)'"
-            if let nearest = nearestMatch(to: "--" + name, among: known) { message += "; did you mean '\(nearest)'?" }
-            throw UsageError(message: message)
+            throw UsageError(message: suggesting("unknown option '--\(name)'", for: "--" + name, among: known))
         }
     }
     return parsed
@@ -71,26 +69,37 @@ func nearestMatch(to word: String, among candidates: [String]) -> String? {
     return candidate
 }
 
+/// `message`, with "did you mean …?" when `word` is a near miss of a candidate.
+func suggesting(_ message: String, for word: String?, among candidates: [String]) -> String {
+    guard let word, let nearest = nearestMatch(to: word, among: candidates) else { return message }
+    return message + "; did you mean '\(nearest)'?"
+}
+
 /// Ends a subcommand early with this exit status (after `--help`, or a usage error).
 struct SubcommandExit: Error {
     var status: Int32
 }
 
-/// Parses a subcommand's arguments. Prints the usage and ends with 0 on
-/// `--help`; prints the error with a hint and ends with 2 on a usage error.
-func parseSubcommand(_ name: String, _ arguments: [String], usage: String, flags: [String] = [], valued: [String] = [])
-    throws(SubcommandExit) -> ParsedArguments
-{
+/// Parses a subcommand's arguments with the options its table entry names.
+/// Prints the usage and ends with 0 on `--help`; prints the error with a
+/// hint and ends with 2 on a usage error.
+func parseSubcommand(_ command: Subcommand, _ arguments: [String]) throws(SubcommandExit) -> ParsedArguments {
     let parsed: ParsedArguments
     do {
-        parsed = try parseArguments(arguments, flags: flags, valued: valued)
+        parsed = try parseArguments(arguments, flags: command.flags, valued: command.valued)
     } catch {
-        Output.error("\(name): \(error.message)\nTry 'ccrelay \(name) --help'.")
+        Output.error("\(command.name): \(error.message)\nTry 'ccrelay \(command.name) --help'.")
         throw SubcommandExit(status: ExitStatus.usage)
     }
     if parsed.has("help") {
-        Output.out(usage)
+        Output.out(command.usage)
         throw SubcommandExit(status: ExitStatus.ok)
     }
     return parsed
+}
+
+/// A usage error found by a subcommand after parsing: printed with the hint, status 2.
+func usageError(_ command: String, _ message: String) -> Int32 {
+    Output.error("\(command): \(message)\nTry 'ccrelay \(command) --help'.")
+    return ExitStatus.usage
 }

@@ -1,22 +1,32 @@
 /// The version printed by `--version`.
 let ccrelayVersion = "0.1.0"
 
-/// A subcommand: its name, one line for the overview, and what runs it.
+/// A subcommand: its name, one line for the overview, its usage text, the
+/// options it accepts, and what runs it. The same table drives parsing,
+/// `--help` and the shell completions.
 struct Subcommand: Sendable {
     var name: String
     var summary: String
-    var run: @Sendable ([String]) async -> Int32
+    var usage: String
+    /// Options without a value (`--json`) and with one (`--limit N`), without dashes.
+    var flags: [String] = []
+    var valued: [String] = []
+    /// Words the first positional argument may be (completions; the command checks them).
+    var words: [String] = []
+    /// Completions for option values: a list of words, or `fileValue` for a path.
+    var values: [String: [String]] = [:]
+    var run: @Sendable (ParsedArguments) async -> Int32
+
+    /// In `values`: the option takes a file name.
+    static let fileValue = ["<file>"]
 }
 
 /// The command table and the top-level dispatch of `ccrelay`.
 enum CLI {
-    static let subcommands = [
-        Subcommand(name: "daemon", summary: "keep this computer logged in (normally run by systemd)", run: DaemonCommand.run),
-        Subcommand(
-            name: "notify-test", summary: "show an example of every alert through the desktop's notifications",
-            run: NotifyTestCommand.run),
-        Subcommand(name: "login", summary: "save your campus password in the desktop keyring", run: LoginCommand.run),
-        Subcommand(name: "config", summary: "check the configuration file, or print its path", run: ConfigCommand.run),
+    static let subcommands: [Subcommand] = [
+        DaemonCommand.command, StatusCommand.command, BadgeCommand.command, HistoryCommand.command,
+        LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command,
+        CompletionsCommand.command,
     ]
 
     static var overview: String {
@@ -31,6 +41,9 @@ enum CLI {
         \(subcommands.map { "  " + padded($0.name, 13) + $0.summary }.joined(separator: "\n"))
 
         Run 'ccrelay <command> --help' for a command's options.
+
+        Exit status: 0 ok, 1 failure, 2 usage error, 3 the daemon is not running
+        (for commands that need it).
         """
     }
 
@@ -52,14 +65,15 @@ enum CLI {
             return ExitStatus.ok
         default:
             guard let command = subcommands.first(where: { $0.name == first }) else {
-                var message = "'\(first)' is not a ccrelay command"
-                if let nearest = nearestMatch(to: first, among: subcommands.map(\.name)) {
-                    message += "; did you mean '\(nearest)'?"
-                }
+                let message = suggesting("'\(first)' is not a ccrelay command", for: first, among: subcommands.map(\.name))
                 Output.error(message + "\nRun 'ccrelay --help' for the list of commands.")
                 return ExitStatus.usage
             }
-            return await command.run(Array(arguments.dropFirst()))
+            do {
+                return await command.run(try parseSubcommand(command, Array(arguments.dropFirst())))
+            } catch {
+                return error.status
+            }
         }
     }
 }

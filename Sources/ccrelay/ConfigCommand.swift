@@ -16,13 +16,11 @@ enum ConfigCommand {
           -h, --help     show this help
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try parseSubcommand("config", arguments, usage: usage, flags: [], valued: ["config"])
-        } catch {
-            return error.status
-        }
+    static let command = Subcommand(
+        name: "config", summary: "check the configuration file, or print its path", usage: usage, valued: ["config"],
+        words: ["check", "path"], values: ["config": Subcommand.fileValue], run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         switch parsed.positionals {
         case ["path"]:
@@ -36,12 +34,7 @@ enum ConfigCommand {
             Output.out("\(path): ok")
             return ExitStatus.ok
         default:
-            var message = "config: expected 'check' or 'path'"
-            if let word = parsed.positionals.first, let near = nearestMatch(to: word, among: ["check", "path"]) {
-                message += "; did you mean '\(near)'?"
-            }
-            Output.error(message + "\nTry 'ccrelay config --help'.")
-            return ExitStatus.usage
+            return usageError("config", suggesting("expected 'check' or 'path'", for: parsed.positionals.first, among: ["check", "path"]))
         }
     }
 }

@@ -20,21 +20,19 @@ enum DaemonCommand {
                          $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
           -h, --help     show this help
 
+        Only one daemon runs per session: a second one names the process that owns
+        io.github.ccrelay.CCRelay and exits with status 1.
+
         Exit status: 0 after a requested stop, 1 when it cannot start (the reason and
         the fix are printed), 2 on a usage error.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try parseSubcommand("daemon", arguments, usage: usage, flags: [], valued: ["config"])
-        } catch {
-            return error.status
-        }
-        guard parsed.positionals.isEmpty else {
-            Output.error("daemon: unexpected argument '\(parsed.positionals[0])'")
-            return ExitStatus.usage
-        }
+    static let command = Subcommand(
+        name: "daemon", summary: "keep this computer logged in (normally run by systemd)", usage: usage,
+        valued: ["config"], values: ["config": Subcommand.fileValue], run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         let loaded = ConfigurationFile.load(path)
         for warning in loaded.warnings { Output.error("warning: \(warning)") }
@@ -44,7 +42,7 @@ enum DaemonCommand {
         let daemon: Daemon
         do {
             daemon = try Daemon(configuration: configuration, version: ccrelayVersion) { Output.error($0) }
-            try daemon.start()
+            try await daemon.start()
         } catch {
             Output.error("daemon: cannot start: \(error)")
             return ExitStatus.failure

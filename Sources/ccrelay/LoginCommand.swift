@@ -5,43 +5,54 @@ import Relay
 import Glibc
 #endif
 
-/// `ccrelay login --save-password`: stores the campus password in the
-/// desktop keyring (Secret Service), asking for it on the terminal.
+/// `ccrelay login`: asks the daemon to log in now and waits for the answer;
+/// with `--save-password`, stores the campus password in the desktop keyring
+/// (Secret Service), asking for it on the terminal.
 enum LoginCommand {
     static let usage = """
-        Usage: ccrelay login --save-password --user ID [--password-stdin]
+        Usage: ccrelay login [--wait SECONDS]
+               ccrelay login --save-password --user ID [--password-stdin]
 
-        Saves the password of campus account ID in your desktop keyring (the
-        Secret Service: GNOME Keyring, KWallet, KeePassXC), where the daemon reads
-        it for a password login ([auth] user in ccrelay.conf). The password is
-        asked for on the terminal without echo; it is never taken from the command
-        line or a file.
+        Without options: asks the running daemon to log in to the campus CC server
+        now (after a logout, a refused certificate you have since replaced, or a
+        kick) and waits until it is online or the server refused.
+
+        With --save-password: saves the password of campus account ID in your
+        desktop keyring (the Secret Service: GNOME Keyring, KWallet, KeePassXC),
+        where the daemon reads it for a password login ([auth] user in
+        ccrelay.conf). The password is asked for on the terminal without echo; it
+        is never taken from the command line or a file.
 
         Options:
-          --save-password   store the password (what this command does now; asking a
-                            running daemon to log in arrives with the daemon)
+          --wait SECONDS    how long to wait for the login (default 30)
+          --save-password   store the password instead of logging in
           --user ID         the campus account (student number)
           --password-stdin  read the password from standard input instead of the
                             terminal (for scripts: printf %s "$PW" | ccrelay login ...)
           -h, --help        show this help
 
-        Exit status: 0 saved, 1 the keyring refused or is unavailable, 2 usage error.
+        Exit status: 0 logged in (or saved), 1 the server refused, the wait ran out,
+        or the keyring failed, 2 usage error, 3 the daemon is not running.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try parseSubcommand("login", arguments, usage: usage, flags: ["save-password", "password-stdin"], valued: ["user"])
-        } catch {
-            return error.status
-        }
-        guard parsed.has("save-password"), parsed.positionals.isEmpty else {
-            Output.error("login: this version only saves the password: ccrelay login --save-password --user ID")
-            return ExitStatus.usage
+    static let command = Subcommand(
+        name: "login", summary: "log in now, or save your campus password in the keyring", usage: usage,
+        flags: ["save-password", "password-stdin"], valued: ["user", "wait"], run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("login", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.has("save-password") else {
+            guard parsed.values["user"] == nil, !parsed.has("password-stdin") else {
+                return usageError("login", "--user and --password-stdin go with --save-password")
+            }
+            let waitText = parsed.values["wait"] ?? "30"
+            guard let wait = Double(waitText), wait > 0, wait <= 3600 else {
+                return usageError("login", "--wait needs a number of seconds between 0 and 3600, not '\(waitText)'")
+            }
+            return await loginNow(waitingUpTo: wait)
         }
         guard let user = parsed.values["user"], !user.isEmpty else {
-            Output.error("login: --user ID is required (your campus account)")
-            return ExitStatus.usage
+            return usageError("login", "--user ID is required (your campus account)")
         }
         let password = parsed.has("password-stdin") ? readLine(strippingNewline: true) : askWithoutEcho("Campus password for \(user): ")
         guard let password, !password.isEmpty else {
@@ -66,6 +77,41 @@ enum LoginCommand {
         }
         Output.out("Saved the campus password of \(user) in your keyring.")
         return ExitStatus.ok
+    }
+
+    /// Asks the daemon to log in, then follows its State until it settles.
+    private static func loginNow(waitingUpTo seconds: Double) async -> Int32 {
+        let client: ControlClient
+        do { client = try ControlClient.connect() } catch { return error.report("login") }
+        defer { client.close() }
+        let (changes, continuation) = AsyncStream<Bool>.makeStream()
+        // Subscribed before the call, so that no change is missed.
+        client.onPropertiesChanged { continuation.yield(true) }
+        client.connection.queue.asyncAfter(deadline: .now() + seconds) { continuation.yield(false) }
+        do {
+            _ = try await client.call("Login")
+            var status = try await client.status()
+            for await changed in changes {
+                switch status.state {
+                case "online":
+                    Output.out("Logged in" + (status.ip.isEmpty ? "." : " (outside access for \(status.ip))."))
+                    return ExitStatus.ok
+                case "logged-out":
+                    Output.error("login: the server refused: \(status.lastError.isEmpty ? "see ccrelay history" : status.lastError)")
+                    return ExitStatus.failure
+                default:
+                    guard changed else {
+                        Output.error("login: still \(status.state) after \(Int(seconds)) s"
+                            + (status.lastError.isEmpty ? "" : " (\(status.lastError))") + "; the daemon keeps trying")
+                        return ExitStatus.failure
+                    }
+                    status = try await client.status()
+                }
+            }
+            return ExitStatus.failure
+        } catch {
+            return error.report("login")
+        }
     }
 
     /// Reads a line from the terminal with echo off; nil without a terminal.

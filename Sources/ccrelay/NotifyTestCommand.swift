@@ -29,20 +29,15 @@ enum NotifyTestCommand {
         answered or one refused a bubble, 2 on a usage error.
         """
 
-    static func run(_ arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try parseSubcommand("notify-test", arguments, usage: usage, flags: ["json"], valued: ["wait"])
-        } catch {
-            return error.status
-        }
+    static let command = Subcommand(
+        name: "notify-test", summary: "show an example of every alert through the desktop's notifications", usage: usage,
+        flags: ["json"], valued: ["wait"], words: AlertKind.allCases.map(\.rawValue), run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
         var kinds: [AlertKind] = []
         for name in parsed.positionals {
             guard let kind = AlertKind(rawValue: name) else {
-                var message = "notify-test: unknown alert kind '\(name)'"
-                if let nearest = nearestMatch(to: name, among: AlertKind.allCases.map(\.rawValue)) {
-                    message += "; did you mean '\(nearest)'?"
-                }
+                let message = suggesting("notify-test: unknown alert kind '\(name)'", for: name, among: AlertKind.allCases.map(\.rawValue))
                 Output.error(message + "\nKinds: " + AlertKind.allCases.map(\.rawValue).joined(separator: " "))
                 return ExitStatus.usage
             }

@@ -283,8 +283,45 @@ extension SessionEffect {
             daemon.send(.keepAliveAnswered(.accepted(interval: nil, timeout: nil, notices: [notice, old])))
         }
         #expect(daemon.posted(.notice) == 1)
-        #expect(daemon.log.filter { $0.1 == .noticeShown(id: "n-1") }.count == 1)
+        #expect(daemon.log.contains { if case .post(.notice(id: "n-1", _, _, _)) = $0.1 { true } else { false } })
         #expect(daemon.session.noticesSeen == ["n-0", "n-1"])
+    }
+
+    @Test func aRestoredSessionCarriesOnWithoutALogin() {
+        var daemon = VirtualDaemon()
+        let effects = daemon.send(.restore(RestoredSession(interval: 60, timeout: 180, remaining: .seconds(100), seq: 41)))
+        #expect(effects.contains(.sendKeepAlive(seq: 42, timeout: .seconds(15))))
+        #expect(!effects.contains { if case .sendLogin = $0 { true } else { false } })
+        #expect(daemon.session.state == .online)
+        #expect(daemon.session.remaining(at: daemon.now) == .seconds(100))
+        daemon.send(.keepAliveAnswered(.accepted(interval: nil, timeout: nil, notices: [])))
+        #expect(daemon.session.remaining(at: daemon.now) == .seconds(180))
+        #expect(daemon.nextRequest() == .sendKeepAlive(seq: 43, timeout: .seconds(15)))
+        #expect(daemon.posted(.backOnline) == 0)
+    }
+
+    @Test func aRestoredSessionTheServerForgotIsReplacedQuietly() {
+        var settings = SessionSettings()
+        settings.autoRelogin = false
+        var daemon = VirtualDaemon(settings)
+        daemon.send(.restore(RestoredSession(interval: 60, timeout: 180, remaining: .seconds(100), seq: 7)))
+        let relogin = daemon.send(.keepAliveAnswered(.loggedOut(reason: "expired", message: nil)))
+        #expect(relogin.contains(.sendLogin(timeout: .seconds(15))))
+        daemon.send(.loginAnswered(.loggedIn(interval: 60, timeout: 180, notices: [])))
+        #expect(daemon.session.state == .online)
+        #expect(daemon.posted(.loggedOut) == 0 && daemon.posted(.backOnline) == 0)
+        // Once confirmed, an expiry follows the settings again: no auto-relogin → logout alert.
+        let later = daemon.send(.restore(RestoredSession(interval: 60, timeout: 180, remaining: .seconds(100), seq: 7)))
+        #expect(later.isEmpty || !later.contains { $0.isRequest })
+        _ = daemon.nextRequest()
+        daemon.send(.keepAliveAnswered(.loggedOut(reason: "expired", message: nil)))
+        #expect(daemon.posted(.loggedOut) == 1)
+    }
+
+    @Test func aRestoredSessionTooCloseToItsDeadlineLogsInInstead() {
+        var daemon = VirtualDaemon()
+        let effects = daemon.send(.restore(RestoredSession(interval: 60, timeout: 180, remaining: .milliseconds(100), seq: 3)))
+        #expect(effects.contains(.sendLogin(timeout: .seconds(15))))
     }
 
     @Test func logoutAndStop() {

@@ -1,0 +1,191 @@
+import CCProtocol
+import DBus
+import RelayCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's face on the session bus — its name, the control API, the
+/// LauncherEntry badge — and what it keeps in the `AlertStore`: the journal,
+/// acknowledgements, the saved session. All on `queue`, like the rest.
+extension Daemon: ControlTarget {
+    // MARK: Bus name and objects
+
+    /// Exports the control object and the LauncherEntry (on `queue`).
+    func exportObjects() {
+        bus.export([ControlAPI.interface(for: self)], at: ControlNames.path)
+        bus.export([LauncherEntry.interface { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) }],
+                   at: LauncherEntry.path)
+    }
+
+    /// Takes `io.github.ccrelay.CCRelay`; when another daemon has it, fails
+    /// saying which process that is and how to stop it.
+    func claimBusName() async throws {
+        let connection = queue.sync { bus }
+        let reply = try await connection.requestName(ControlNames.busName)
+        guard reply != .primaryOwner && reply != .alreadyOwner else { return }
+        var who = "another process"
+        if let owner = try? await connection.nameOwner(ControlNames.busName) {
+            who = owner
+            let call = Message.methodCall(
+                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                member: "GetConnectionUnixProcessID", body: [.string(owner)])
+            if let answer = try? await connection.call(call), let pid = try? answer.argument(0, as: UInt32.self) {
+                who = "process \(pid) (\(owner))"
+            }
+        }
+        throw RelayError(
+            "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
+                + "Use that one, or stop it first (systemctl --user stop ccrelay).")
+    }
+
+    /// Emits `PropertiesChanged` for the named control properties.
+    func announceProperties(_ names: [String]) {
+        do {
+            try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: names)
+        } catch {
+            log("cannot announce \(names.joined(separator: ", ")): \(error.message)")
+        }
+    }
+
+    // MARK: Journal and badge
+
+    /// Records an alert before it is shown; a notice's id is remembered as
+    /// seen in the same transaction.
+    func journal(_ alert: Alert, notice: String?) {
+        guard let store else { return }
+        do {
+            try store.record(alert, notice: notice)
+        } catch {
+            log("cannot record the \(alert.kind.rawValue) alert in \(store.path): \(error)")
+        }
+        refreshBadge()
+    }
+
+    /// Re-reads the badge; announces it when it changed (or when asked, at start).
+    func refreshBadge(announce: Bool = false) {
+        guard let store else { return }
+        let current: BadgeState
+        do {
+            current = try store.badge()
+        } catch {
+            return log("cannot read the badge from \(store.path): \(error)")
+        }
+        guard current != badge || announce else { return }
+        let changed = current.count != badge.count
+        badge = current
+        do {
+            try LauncherEntry.announce(current, on: bus)
+        } catch {
+            log("cannot announce the badge: \(error.message)")
+        }
+        if changed || announce { announceProperties(["Badge"]) }
+    }
+
+    /// Clicking a bubble (any action) or dismissing it acknowledges its alerts;
+    /// expiry does not. `relogin` also logs in again.
+    func notifierEvent(_ event: Notifier.Event) {
+        switch event {
+        case .delivered(let kind, let id):
+            try? store?.setNotificationID(id, forNewest: kind)
+        case .actionInvoked(let kind, let key, _):
+            acknowledge(kind)
+            if key == AlertAction.reloginKey { handle(.start) }
+        case .closed(let kind, .dismissed):
+            acknowledge(kind)
+        default:
+            break
+        }
+    }
+
+    private func acknowledge(_ kind: AlertKind) {
+        guard let store else { return }
+        do {
+            try store.acknowledge(kind: kind)
+        } catch {
+            log("cannot acknowledge the \(kind.rawValue) alert: \(error)")
+        }
+        refreshBadge()
+    }
+
+    // MARK: Saved session
+
+    /// Which credentials a saved session belongs to.
+    private var account: String { configuration.user ?? configuration.certificate ?? "" }
+
+    /// Saves the live session (or forgets it when there is none), so that a
+    /// restart carries on with it.
+    func saveSession() {
+        guard let store else { return }
+        var snapshot: SessionSnapshot?
+        if let token, let remaining = session.remaining(at: BootTimer.now()), remaining > .zero {
+            snapshot = SessionSnapshot(
+                server: configuration.serverURL, account: account, token: token, ip: ip,
+                interval: Int(session.interval.components.seconds), timeout: Int(session.timeout.components.seconds),
+                seq: session.seq, deadline: AlertStore.now + Double(remaining.components.seconds)
+                    + Double(remaining.components.attoseconds) / 1e18)
+        }
+        do {
+            try store.saveSession(snapshot)
+        } catch {
+            log("cannot save the session in \(store.path): \(error)")
+        }
+    }
+
+    /// The previous run's session, when it is for this server and account and
+    /// its deadline has not passed.
+    func restoredSession() -> RestoredSession? {
+        guard let saved = try? store?.savedSession(), saved.server == configuration.serverURL, saved.account == account
+        else { return nil }
+        let remaining = saved.deadline - AlertStore.now
+        guard remaining > 1 else { return nil }
+        token = saved.token
+        ip = saved.ip
+        log("carrying on with the session of the previous run (\(Int(remaining)) s left)")
+        return RestoredSession(interval: saved.interval, timeout: saved.timeout, remaining: .seconds(remaining), seq: saved.seq)
+    }
+
+    /// Remembers what went wrong with an exchange, for `GetStatus`.
+    func noteProblem(_ exchange: Exchange) {
+        switch exchange.outcome {
+        case .loggedIn, .accepted, .loggedOutByRequest: return
+        case .loggedOut(let reason, let message): lastError = "logged out by the server (\(reason))" + (message.map { ": " + $0 } ?? "")
+        case .locationRequired: lastError = "the campus requires a location fix"
+        case .rateLimited: lastError = "the server asked to slow down (HTTP 429)"
+        case .credentialsRefused(let refusal, let message): lastError = "refused: \(refusal.rawValue)" + (message.map { ": " + $0 } ?? "")
+        case .serverError(let status, _): lastError = "server error (HTTP \(status))"
+        case .transportFailure(let failure): lastError = "\(failure)"
+        }
+    }
+
+    // MARK: ControlTarget
+
+    func status() -> DaemonStatus {
+        let remaining = session.remaining(at: BootTimer.now()).map { max(0, $0.components.seconds) }
+        return DaemonStatus(
+            state: session.state.rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
+            ip: ip, server: configuration.serverURL, lastError: lastError,
+            interval: UInt32(clamping: session.interval.components.seconds),
+            timeout: UInt32(clamping: session.timeout.components.seconds), version: version)
+    }
+
+    func clearBadge() -> UInt32 {
+        guard let store else { return 0 }
+        var cleared = 0
+        do {
+            cleared = try store.acknowledgeAll()
+        } catch {
+            log("cannot clear the badge in \(store.path): \(error)")
+        }
+        refreshBadge()
+        return UInt32(clamping: cleared)
+    }
+
+    func requestLogin() { handle(.start) }
+
+    func requestLogout() { handle(.logout) }
+
+    func journal(limit: Int) -> [JournalEntry] {
+        (try? store?.alerts(limit: limit)) ?? []
+    }
+}

@@ -1,0 +1,74 @@
+import RelayCore
+
+/// One alert as the journal keeps it.
+public struct JournalEntry: Sendable, Hashable {
+    public var id: Int64
+    public var kind: AlertKind
+    public var title: String
+    public var body: String
+    public var urgency: Urgency
+    /// When it was raised, in seconds since the Unix epoch.
+    public var postedAt: Double
+    /// The notification server's id for its bubble, once it answered.
+    public var notificationID: UInt32?
+    /// Seen by the user: clicked, dismissed, or cleared with `ccrelay badge clear`.
+    public var acknowledged: Bool
+    public var acknowledgedAt: Double?
+
+    public init(id: Int64, kind: AlertKind, title: String, body: String, urgency: Urgency, postedAt: Double,
+                notificationID: UInt32? = nil, acknowledged: Bool = false, acknowledgedAt: Double? = nil) {
+        self.id = id
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.urgency = urgency
+        self.postedAt = postedAt
+        self.notificationID = notificationID
+        self.acknowledged = acknowledged
+        self.acknowledgedAt = acknowledgedAt
+    }
+}
+
+/// The unread badge: how many alerts the user has not acknowledged, and
+/// whether one of them is critical.
+public struct BadgeState: Sendable, Hashable {
+    public var count: Int
+    public var urgent: Bool
+    public init(count: Int, urgent: Bool) {
+        self.count = count
+        self.urgent = urgent
+    }
+}
+
+/// What the daemon needs to carry on a CC/1 session after a restart without
+/// logging in again: only used while the server's deadline has not passed.
+/// The token is a secret: it lives only in the 0600 store and is never logged.
+public struct SessionSnapshot: Sendable, Hashable, CustomStringConvertible {
+    /// The server URL and account it belongs to; another configuration does not reuse it.
+    public var server: String
+    public var account: String
+    public var token: String
+    public var ip: String
+    public var interval: Int
+    public var timeout: Int
+    /// The last report the server accepted.
+    public var seq: UInt64
+    /// When the server logs the session out without a keep-alive, in seconds since the Unix epoch.
+    public var deadline: Double
+
+    public init(server: String, account: String, token: String, ip: String, interval: Int, timeout: Int, seq: UInt64,
+                deadline: Double) {
+        self.server = server
+        self.account = account
+        self.token = token
+        self.ip = ip
+        self.interval = interval
+        self.timeout = timeout
+        self.seq = seq
+        self.deadline = deadline
+    }
+
+    public var description: String {
+        "SessionSnapshot(server: \(server), account: \(account), token: <redacted>, ip: \(ip), seq: \(seq), deadline: \(deadline))"
+    }
+}

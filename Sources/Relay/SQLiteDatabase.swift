@@ -1,0 +1,113 @@
+import CSQLite
+
+/// A value bound to a `?` of a statement.
+enum SQLiteValue {
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case null
+}
+
+/// One row of a query, read by column index.
+struct SQLiteRow {
+    fileprivate let statement: OpaquePointer
+
+    func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func real(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    func text(_ column: Int32) -> String {
+        sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+    }
+}
+
+/// A SQLite connection: the funnel every call into libsqlite3 goes through.
+/// Not thread-safe (opened with SQLITE_OPEN_NOMUTEX): one owner at a time.
+final class SQLiteDatabase {
+    private var handle: OpaquePointer?
+
+    /// Opens or creates `path`. The handle is closed by `close()` or deinit,
+    /// also when opening fails (sqlite3_open_v2 hands one out even then).
+    init(path: String) throws(RelayError) {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
+            let error = RelayError("cannot open \(path): \(lastError)")
+            close()
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        sqlite3_close_v2(handle)
+        handle = nil
+    }
+
+    /// How long a statement waits for another process's write lock.
+    func setBusyTimeout(milliseconds: Int32) { sqlite3_busy_timeout(handle, milliseconds) }
+
+    var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
+
+    /// Runs one or more statements without parameters.
+    func execute(_ sql: String) throws(RelayError) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+            let text = error.map { String(cString: $0) } ?? lastError
+            sqlite3_free(error)
+            throw RelayError(text)
+        }
+    }
+
+    /// Runs one statement with `values` bound; calls `row` for each result row.
+    func run(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) -> Void = { _ in }) throws(RelayError) {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw RelayError(lastError)
+        }
+        defer { sqlite3_finalize(statement) }
+        for (index, value) in values.enumerated() {
+            let position = Int32(index + 1)
+            switch value {
+            case .integer(let number): sqlite3_bind_int64(statement, position, number)
+            case .real(let number): sqlite3_bind_double(statement, position, number)
+            case .text(let text): sqlite3_bind_text(statement, position, text, -1, csqlite_transient())
+            case .null: sqlite3_bind_null(statement, position)
+            }
+        }
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: row(SQLiteRow(statement: statement))
+            case SQLITE_DONE: return
+            default: throw RelayError(lastError)
+            }
+        }
+    }
+
+    /// The first column of the first row of a query.
+    func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(RelayError) -> Int64 {
+        var result: Int64?
+        try run(sql, values) { if result == nil { result = $0.integer(0) } }
+        guard let result else { throw RelayError("no result for \(sql)") }
+        return result
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// The rowid of the last INSERT.
+    var lastInsertedRow: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it
+    /// lands, or none of it, also when the process dies in the middle.
+    func transaction<T>(_ body: () throws(RelayError) -> T) throws(RelayError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+}

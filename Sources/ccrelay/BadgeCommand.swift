@@ -1,0 +1,111 @@
+import DBus
+import Relay
+
+/// `ccrelay badge [show|clear]`: the unread count, from the daemon when it
+/// runs, from the journal on disk when it does not.
+enum BadgeCommand {
+    static let usage = """
+        Usage: ccrelay badge [show|clear] [--json]
+
+        The badge is the number of alerts you have not acknowledged yet; the daemon
+        shows it on the dock icon. Clicking or dismissing a notification
+        acknowledges it; a notification that times out does not.
+
+          show   print the count (the default)
+          clear  acknowledge every alert: the count becomes 0 and the dock badge
+                 disappears
+
+        Both work without a running daemon, directly on the journal
+        ($XDG_STATE_HOME/ccrelay/alerts.db); the daemon announces the new count
+        when it starts.
+
+        Options:
+          --json      print {"count": N, "urgent": BOOL} (show) or
+                      {"cleared": N, "count": 0} (clear)
+          -h, --help  show this help
+
+        Exit status: 0 ok, 1 the journal or the daemon failed, 2 usage error.
+        """
+
+    static let command = Subcommand(
+        name: "badge", summary: "show or clear the count of unread alerts", usage: usage, flags: ["json"],
+        words: ["show", "clear"], run: run)
+
+    struct ShowJSON: Encodable {
+        var count: Int
+        var urgent: Bool
+    }
+
+    struct ClearJSON: Encodable {
+        var cleared: Int
+        var count: Int
+    }
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        let json = parsed.has("json")
+        switch parsed.positionals {
+        case [], ["show"]:
+            let badge: BadgeState
+            do {
+                badge = try await current()
+            } catch {
+                return error.report("badge")
+            }
+            if json {
+                Output.json(ShowJSON(count: badge.count, urgent: badge.urgent))
+            } else {
+                Output.out(badge.count == 1 ? "1 unread alert" : "\(badge.count) unread alerts")
+            }
+            return ExitStatus.ok
+        case ["clear"]:
+            let cleared: Int
+            do {
+                cleared = try await clear()
+            } catch {
+                return error.report("badge")
+            }
+            if json {
+                Output.json(ClearJSON(cleared: cleared, count: 0))
+            } else {
+                Output.out(cleared == 0 ? "No unread alerts." : "Cleared the badge: \(cleared) alert\(cleared == 1 ? "" : "s") acknowledged.")
+            }
+            return ExitStatus.ok
+        default:
+            return usageError("badge", suggesting("expected 'show' or 'clear'", for: parsed.positionals.first, among: ["show", "clear"]))
+        }
+    }
+
+    private static func current() async throws(ControlFailure) -> BadgeState {
+        if let client = try? ControlClient.connect() {
+            defer { client.close() }
+            do {
+                let status = try await client.status()
+                return BadgeState(count: Int(status.badge), urgent: status.urgent)
+            } catch .notRunning {}
+        }
+        return try JournalFile.open { store throws(RelayError) in try store.badge() }
+    }
+
+    private static func clear() async throws(ControlFailure) -> Int {
+        if let client = try? ControlClient.connect() {
+            defer { client.close() }
+            do {
+                let reply = try await client.call("ClearBadge")
+                return Int((try? reply.argument(0, as: UInt32.self)) ?? 0)
+            } catch .notRunning {}
+        }
+        return try JournalFile.open { store throws(RelayError) in try store.acknowledgeAll() }
+    }
+}
+
+/// The journal on disk, for commands that work without the daemon.
+enum JournalFile {
+    static func open<T>(_ body: (AlertStore) throws(RelayError) -> T) throws(ControlFailure) -> T {
+        do {
+            let store = try AlertStore(path: AlertStore.defaultPath()) { Output.error($0) }
+            return try body(store)
+        } catch {
+            throw .failed("cannot use the alert journal \(AlertStore.defaultPath()): \(error)")
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import DBus
+import Relay
+import RelayCore
+
+/// `ccrelay history`: the alert journal, newest first.
+enum HistoryCommand {
+    static let usage = """
+        Usage: ccrelay history [--limit N] [--kind KIND] [--json]
+
+        Lists the alerts ccrelay raised, newest first, with the time, the kind, the
+        text, and whether you acknowledged them (unread ones are marked with *).
+        Asks the running daemon, or reads the journal on disk when none runs
+        ($XDG_STATE_HOME/ccrelay/alerts.db; the newest 1,000 acknowledged alerts
+        are kept).
+
+        Options:
+          --limit N    show at most N alerts (1-1000, default 20)
+          --kind KIND  only alerts of this kind:
+                       \(AlertKind.allCases.map(\.rawValue).joined(separator: " "))
+          --json       print a JSON array of objects with id, kind, title, body,
+                       urgency, posted_at, acknowledged, acknowledged_at (ISO 8601,
+                       UTC, or null) and notification_id (or null)
+          -h, --help   show this help
+
+        Exit status: 0 ok, 1 the journal cannot be read, 2 usage error.
+        """
+
+    static let command = Subcommand(
+        name: "history", summary: "list the alerts raised so far, newest first", usage: usage, flags: ["json"],
+        valued: ["limit", "kind"], values: ["kind": AlertKind.allCases.map(\.rawValue)], run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("history", "unexpected argument '\(parsed.positionals[0])'") }
+        let limitText = parsed.values["limit"] ?? "20"
+        guard let limit = Int(limitText), (1...ControlNames.listLimit).contains(limit) else {
+            return usageError("history", "--limit needs a number from 1 to \(ControlNames.listLimit), not '\(limitText)'")
+        }
+        var kind: AlertKind?
+        if let name = parsed.values["kind"] {
+            guard let known = AlertKind(rawValue: name) else {
+                return usageError("history", suggesting("unknown kind '\(name)'", for: name, among: AlertKind.allCases.map(\.rawValue)))
+            }
+            kind = known
+        }
+        let entries: [JournalEntry]
+        do {
+            entries = try await read(limit: limit, kind: kind)
+        } catch {
+            return error.report("history")
+        }
+        if parsed.has("json") {
+            Output.json(entries.map(EntryJSON.init))
+        } else if entries.isEmpty {
+            Output.out(kind == nil ? "No alerts yet." : "No \(kind!.rawValue) alerts.")
+        } else {
+            entries.forEach { Output.out(describe($0)) }
+        }
+        return ExitStatus.ok
+    }
+
+    private static func read(limit: Int, kind: AlertKind?) async throws(ControlFailure) -> [JournalEntry] {
+        if let client = try? ControlClient.connect() {
+            defer { client.close() }
+            do {
+                let all = try await client.alerts(limit: UInt32(kind == nil ? limit : ControlNames.listLimit))
+                return Array(all.filter { kind == nil || $0.kind == kind }.prefix(limit))
+            } catch .notRunning {}
+        }
+        return try JournalFile.open { store throws(RelayError) in try store.alerts(limit: limit, kind: kind) }
+    }
+
+    static func describe(_ entry: JournalEntry) -> String {
+        let mark = entry.acknowledged ? " " : Style.bold("*")
+        let kind = CLI.padded(entry.kind.rawValue, 20)
+        let painted = entry.urgency == .critical ? Style.red(kind) : kind
+        let body = entry.body.split(separator: "\n").first.map { " — " + $0 } ?? ""
+        return "\(Style.dim(TimeText.local(entry.postedAt))) \(mark) \(painted)\(entry.title)\(body)"
+    }
+
+    /// One alert in `--json`.
+    struct EntryJSON: Encodable {
+        var entry: JournalEntry
+        enum Keys: String, CodingKey {
+            case id, kind, title, body, urgency, postedAt = "posted_at", acknowledged, acknowledgedAt = "acknowledged_at"
+            case notificationID = "notification_id"
+        }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(entry.id, forKey: .id)
+            try container.encode(entry.kind.rawValue, forKey: .kind)
+            try container.encode(entry.title, forKey: .title)
+            try container.encode(entry.body, forKey: .body)
+            try container.encode(["low", "normal", "critical"][Int(entry.urgency.rawValue)], forKey: .urgency)
+            try container.encode(TimeText.iso8601(entry.postedAt), forKey: .postedAt)
+            try container.encode(entry.acknowledged, forKey: .acknowledged)
+            try container.encode(entry.acknowledgedAt.map(TimeText.iso8601), forKey: .acknowledgedAt)
+            try container.encode(entry.notificationID, forKey: .notificationID)
+        }
+    }
+}

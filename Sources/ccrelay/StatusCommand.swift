@@ -1,0 +1,145 @@
+import DBus
+import FoundationEssentials
+import Relay
+
+/// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
+enum StatusCommand {
+    static let usage = """
+        Usage: ccrelay status [--json] [--watch]
+
+        Shows what the running daemon knows: the session state (offline, logging-in,
+        online, failing, logged-out, no-network, sleeping), the time left before the
+        server would log this computer out, the address granted outside access, the
+        server, the unread badge and the last error.
+
+        Options:
+          --json      print one JSON object with state, badge, urgent, remaining
+                      (seconds, or null without a session), ip, server, last_error,
+                      interval, timeout and version
+          --watch     keep running and print a line (or, with --json, an object per
+                      line) each time the daemon announces a change, until Ctrl-C;
+                      waits for the daemon when it is not running
+          -h, --help  show this help
+
+        Exit status: 0 ok, 1 no session bus or no answer, 2 usage error,
+        3 the daemon is not running (without --watch).
+        """
+
+    static let command = Subcommand(
+        name: "status", summary: "show the session state, time left, badge and last error", usage: usage,
+        flags: ["json", "watch"], run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("status", "unexpected argument '\(parsed.positionals[0])'") }
+        let json = parsed.has("json")
+        let client: ControlClient
+        do { client = try ControlClient.connect() } catch { return error.report("status") }
+        defer { client.close() }
+        if parsed.has("watch") { return await watch(client, json: json) }
+        do {
+            let status = try await client.status()
+            if json { Output.json(StatusJSON(status)) } else { Output.out(describe(status)) }
+            return ExitStatus.ok
+        } catch {
+            return error.report("status")
+        }
+    }
+
+    /// The human form: a headline and aligned details.
+    static func describe(_ status: DaemonStatus) -> String {
+        var lines = ["ccrelay \(status.version): " + Style.bold(paintState(status.state))]
+        func row(_ label: String, _ value: String) { lines.append("  " + CLI.padded(label, 12) + value) }
+        row("server", status.server)
+        if !status.ip.isEmpty { row("address", status.ip) }
+        if let remaining = status.remaining {
+            row("session", "\(duration(remaining)) left (keep-alive every \(status.interval) s, timeout \(status.timeout) s)")
+        } else {
+            row("session", "none")
+        }
+        let unread = status.badge == 1 ? "1 unread alert" : "\(status.badge) unread alerts"
+        row("badge", status.urgent ? unread + " " + Style.red("(critical)") : unread)
+        if !status.lastError.isEmpty { row("last error", status.lastError) }
+        return lines.joined(separator: "\n")
+    }
+
+    /// One line for `--watch`.
+    static func line(_ status: DaemonStatus) -> String {
+        var parts = [paintState(status.state), "badge \(status.badge)"]
+        if let remaining = status.remaining { parts.append("\(duration(remaining)) left") }
+        if !status.lastError.isEmpty && status.state != "online" { parts.append(status.lastError) }
+        return Style.dim(TimeText.clock()) + "  " + parts.joined(separator: "  ")
+    }
+
+    static func paintState(_ state: String) -> String {
+        switch state {
+        case "online": Style.green(state)
+        case "failing", "no-network", "logging-in": Style.yellow(state)
+        case "logged-out": Style.red(state)
+        default: state
+        }
+    }
+
+    static func duration(_ seconds: Int64) -> String {
+        seconds >= 120 ? "\(seconds / 60) min \(seconds % 60) s" : "\(seconds) s"
+    }
+
+    private enum Change: Sendable {
+        case owner(String?)
+        case properties
+    }
+
+    /// Prints the status whenever the daemon announces a change (PropertiesChanged)
+    /// or appears or goes away. Runs until the process is interrupted.
+    private static func watch(_ client: ControlClient, json: Bool) async -> Int32 {
+        let (changes, continuation) = AsyncStream<Change>.makeStream()
+        let connection = client.connection
+        client.onPropertiesChanged { continuation.yield(.properties) }
+        connection.queue.sync {
+            _ = connection.watchName(ControlNames.busName) { continuation.yield(.owner($0)) }
+            connection.onDisconnect = { continuation.finish() }
+        }
+        var running = false
+        for await change in changes {
+            if case .owner(let owner) = change {
+                running = owner != nil
+                if !running {
+                    if json { Output.out(#"{"state":"not-running"}"#) } else { Output.out(Style.dim(TimeText.clock()) + "  daemon not running") }
+                    continue
+                }
+            }
+            guard running else { continue }
+            do {
+                let status = try await client.status()
+                if json { Output.json(StatusJSON(status)) } else { Output.out(line(status)) }
+            } catch {
+                if case .failed = error { _ = error.report("status") }
+            }
+        }
+        Output.error("status: the session bus went away")
+        return ExitStatus.failure
+    }
+}
+
+/// `ccrelay status --json`: the keys of DESIGN.md, `remaining` null without a session.
+struct StatusJSON: Encodable {
+    var status: DaemonStatus
+    init(_ status: DaemonStatus) { self.status = status }
+
+    enum Keys: String, CodingKey {
+        case state, badge, urgent, remaining, ip, server, lastError = "last_error", interval, timeout, version
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(status.state, forKey: .state)
+        try container.encode(status.badge, forKey: .badge)
+        try container.encode(status.urgent, forKey: .urgent)
+        try container.encode(status.remaining, forKey: .remaining)
+        try container.encode(status.ip, forKey: .ip)
+        try container.encode(status.server, forKey: .server)
+        try container.encode(status.lastError, forKey: .lastError)
+        try container.encode(status.interval, forKey: .interval)
+        try container.encode(status.timeout, forKey: .timeout)
+        try container.encode(status.version, forKey: .version)
+    }
+}
