@@ -91,7 +91,8 @@ enum LoginCommand {
         do {
             _ = try await client.call("Login")
             var status = try await client.status()
-            for await changed in changes {
+            var iterator = changes.makeAsyncIterator()
+            while true {
                 switch status.state {
                 case "online":
                     Output.out("Logged in" + (status.ip.isEmpty ? "." : " (outside access for \(status.ip))."))
@@ -100,7 +101,7 @@ enum LoginCommand {
                     Output.error("login: the server refused: \(status.lastError.isEmpty ? "see ccrelay history" : status.lastError)")
                     return ExitStatus.failure
                 default:
-                    guard changed else {
+                    guard await iterator.next() == true else {
                         Output.error("login: still \(status.state) after \(Int(seconds)) s"
                             + (status.lastError.isEmpty ? "" : " (\(status.lastError))") + "; the daemon keeps trying")
                         return ExitStatus.failure
@@ -108,7 +109,6 @@ enum LoginCommand {
                     status = try await client.status()
                 }
             }
-            return ExitStatus.failure
         } catch {
             return error.report("login")
         }

@@ -39,8 +39,11 @@ struct ControlAPI: Sendable {
             }
             return encodeReply(200, ["sessions": count])
         case ("POST", "/control/notice"):
-            guard let notice = try? decoder.decode(Simulator.Notice.self, from: data) else { return badRequest("a notice needs id, title and body") }
-            simulator.state.withLock { $0.notices.append(notice) }
+            // One notice, or an array of them.
+            guard let notices = (try? decoder.decode(Simulator.Notice.self, from: data)).map({ [$0] })
+                ?? (try? decoder.decode([Simulator.Notice].self, from: data))
+            else { return badRequest("a notice needs id, title and body") }
+            simulator.state.withLock { $0.notices += notices }
             return encodeReply(200, ["notices": simulator.state.withLock { $0.notices.count }])
         case ("DELETE", "/control/notice"):
             simulator.state.withLock { $0.notices = [] }

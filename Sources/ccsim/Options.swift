@@ -45,8 +45,9 @@ struct Options {
           POST   /control/kick            {"session"?: TOKEN, "reason"?: R, "message"?: TEXT}
                                           end one session (or all) with reason R (kicked)
           POST   /control/expire          {"session"?: TOKEN} as if the timeout had passed
-          POST   /control/notice          {"id", "title", "body", "urgency"?} sent in every
-                                          reply from now on;  DELETE clears the notices
+          POST   /control/notice          {"id", "title", "body", "urgency"?}, or an array of
+                                          them, sent in every reply from now on;
+                                          DELETE clears the notices
           POST   /control/settings        {"interval"?, "timeout"?, "location"?}
           POST   /control/refuse-logins   {"status": 401, "error": "bad_credentials",
                                           "message"?: TEXT};  DELETE accepts logins again

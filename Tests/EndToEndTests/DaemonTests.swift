@@ -7,62 +7,7 @@ import Testing
 @Suite struct DaemonTests {
     static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
 
-    /// A daemon with its simulator, bus and notification server.
-    final class Rig: Sendable {
-        let bus: PrivateBus
-        let dunst: Dunst
-        let sim: CCSimProcess
-        let daemon: ChildProcess
-        let logPath: String
-        let configPath: String
-        let environment: [String: String]
-
-        init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
-             busSocket: String? = nil, certificate: (String, String)? = nil, useCertificate: Bool = true,
-             beforeStart: (PrivateBus) async throws -> Void = { _ in }) async throws
-        {
-            bus = try PrivateBus(socketPath: busSocket)
-            dunst = try await Dunst(on: bus)
-            sim = try CCSimProcess(simulator)
-            try await beforeStart(bus)
-            let pki = TestPKI.shared
-            let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
-            try """
-                [server]
-                url = \(sim.url)
-                ca-file = \(pki.caCertificate)
-                [auth]
-                \(useCertificate ? "certificate = \(certificate?.0 ?? pki.clientCertificate)" : "")
-                \(useCertificate ? "key = \(certificate?.1 ?? pki.clientKey)" : "")
-                [keepalive]
-                warn-before = 6
-                \(extraConfig)
-                """.write(toFile: base + ".conf", atomically: true, encoding: .utf8)
-            chmod(base + ".conf", 0o600)
-            logPath = base + ".log"
-            configPath = base + ".conf"
-            var environment = bus.environment
-            // As systemd sets it: the path alone, no guid, so a restarted bus is the same address.
-            if let busSocket { environment["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(busSocket)" }
-            environment["XDG_STATE_HOME"] = base + "-state"
-            // The system bus is a private one too, or none: never the machine's own.
-            environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus?.address ?? "unix:path=/nonexistent/ccrelay-no-system-bus"
-            self.environment = environment
-            daemon = try ChildProcess(
-                DaemonTests.ccrelay, ["daemon", "--config", base + ".conf"], environment: environment,
-                outputFiles: (base + ".out", logPath))
-        }
-
-        var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-        func acceptedReports() -> Int {
-            ((try? sim.sessions()) ?? []).flatMap { ($0["reports"] as? [[String: Any]]) ?? [] }
-                .filter { $0["accepted"] as? Bool == true }.count
-        }
-
-        /// Categories of the bubbles dunst has shown (closing them all).
-        func shown() throws -> [String] { try dunst.closeAllAndReadHistory().map { $0.category } }
-    }
+    typealias Rig = DaemonRig
 
     @Test func keepsTheSessionAliveAndAKickRaisesTheLogoutAlertWithoutRelogin() async throws {
         let rig = try await Rig()

@@ -28,7 +28,7 @@ public final class CCSimProcess: Sendable {
 
     /// Calls the control API with curl; returns the decoded JSON answer.
     @discardableResult
-    public func control(_ method: String, _ path: String, _ body: [String: Any]? = nil) throws -> Any {
+    public func control(_ method: String, _ path: String, _ body: Any? = nil) throws -> Any {
         var arguments = ["-sS", "--noproxy", "*", "-X", method, controlURL + path]
         if let body {
             arguments += ["-H", "Content-Type: application/json",
