@@ -31,6 +31,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "TestSupport"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
         .testTarget(

@@ -158,12 +158,13 @@ public final class LockedBox<T: Sendable>: @unchecked Sendable {
 }
 
 /// Polls `condition` until it holds or `timeout` passes; true when it held.
-public func eventually(timeout: Duration = .seconds(15), _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(timeout: Duration = .seconds(15), interval: Duration = .milliseconds(50),
+                       _ condition: () async throws -> Bool) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while clock.now < deadline {
         if try await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(50))
+        try? await Task.sleep(for: interval)
     }
     return try await condition()
 }

@@ -1,0 +1,108 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The built `ccrelay` binary as a user meets it: help everywhere, version,
+/// usage errors with status 2 and a hint, status 3 without a daemon, the
+/// journal commands without a daemon, and shell completions that work.
+@Suite struct CommandLineTests {
+    let ccrelay = DaemonRig.ccrelay
+    static let commands = ["daemon", "status", "badge", "history", "login", "logout", "notify-test", "config", "completions"]
+
+    /// An environment with a private state directory and no session bus.
+    func isolated() -> [String: String] {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-cli-\(UUID().uuidString)").path
+        return ["XDG_STATE_HOME": state, "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/ccrelay-no-bus", "HOME": state]
+    }
+
+    @Test(arguments: commands)
+    func everyCommandHasHelp(_ command: String) throws {
+        for flag in ["--help", "-h"] {
+            let result = try run(ccrelay, [command, flag], environment: isolated())
+            #expect(result.status == 0)
+            #expect(result.standardOutput.hasPrefix("Usage: ccrelay \(command)"), "\(result.standardOutput)")
+            #expect(result.standardError.isEmpty)
+        }
+    }
+
+    @Test func versionHelpAndMistakes() throws {
+        let version = try run(ccrelay, ["--version"])
+        #expect(version.status == 0 && version.standardOutput.hasPrefix("ccrelay 0."))
+        let help = try run(ccrelay, ["--help"])
+        for command in Self.commands { #expect(help.standardOutput.contains("  \(command) ")) }
+        let none = try run(ccrelay, [])
+        #expect(none.status == 2 && none.standardError.contains("no command given"))
+        let typo = try run(ccrelay, ["stauts"])
+        #expect(typo.status == 2)
+        #expect(typo.standardError.contains("did you mean 'status'?"))
+        #expect(typo.standardOutput.isEmpty, "errors go to stderr")
+        let option = try run(ccrelay, ["history", "--limt=3"], environment: isolated())
+        #expect(option.status == 2)
+        #expect(option.standardError.contains("did you mean '--limit'?") && option.standardError.contains("ccrelay history --help"))
+        let value = try run(ccrelay, ["history", "--limit", "0"], environment: isolated())
+        #expect(value.status == 2 && value.standardError.contains("--limit needs a number from 1 to 1000"))
+        let kind = try run(ccrelay, ["history", "--kind", "loged-out"], environment: isolated())
+        #expect(kind.status == 2 && kind.standardError.contains("did you mean 'logged-out'?"))
+        let word = try run(ccrelay, ["badge", "claer"], environment: isolated())
+        #expect(word.status == 2 && word.standardError.contains("did you mean 'clear'?"))
+    }
+
+    @Test func withoutADaemonStatusSaysSoAndTheJournalCommandsStillWork() throws {
+        let environment = isolated()
+        let status = try run(ccrelay, ["status", "--json"], environment: environment)
+        #expect(status.status == 1, "no session bus at all is a failure, not 'not running'")
+        #expect(status.standardError.contains("session bus"))
+        let badge = try run(ccrelay, ["badge", "--json"], environment: environment)
+        #expect(badge.status == 0, "\(badge.standardError)")
+        #expect(badge.standardOutput == "{\"count\":0,\"urgent\":false}\n")
+        let history = try run(ccrelay, ["history", "--json"], environment: environment)
+        #expect(history.status == 0 && history.standardOutput == "[]\n")
+        let clear = try run(ccrelay, ["badge", "clear"], environment: environment)
+        #expect(clear.status == 0 && clear.standardOutput.contains("No unread alerts."))
+        let state = try FileManager.default.attributesOfItem(atPath: environment["XDG_STATE_HOME"]! + "/ccrelay")
+        #expect((state[.posixPermissions] as? Int) == 0o700)
+    }
+
+    @Test func statusWithABusButNoDaemonExitsThree() async throws {
+        let bus = try PrivateBus()
+        var environment = isolated()
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
+        let status = try run(ccrelay, ["status"], environment: environment)
+        #expect(status.status == 3)
+        #expect(status.standardError.contains("systemctl --user start ccrelay"))
+        #expect(try run(ccrelay, ["logout"], environment: environment).status == 3)
+    }
+
+    /// Runs bash completion for the words typed and returns the candidates.
+    func bashComplete(_ words: [String]) throws -> [String] {
+        let script = try run(ccrelay, ["completions", "bash"]).standardOutput
+        let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+        let program = script + "\nCOMP_WORDS=(\(quoted)); COMP_CWORD=\(words.count - 1); _ccrelay; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let result = try run("/bin/bash", ["-c", program])
+        #expect(result.status == 0, "\(result.standardError)")
+        return result.standardOutput.split(separator: "\n").map(String.init)
+    }
+
+    @Test func bashCompletesCommandsOptionsAndValues() throws {
+        #expect(try bashComplete(["ccrelay", "hi"]) == ["history"])
+        #expect(try bashComplete(["ccrelay", "badge", ""]).contains("clear"))
+        #expect(try bashComplete(["ccrelay", "status", "--w"]) == ["--watch"])
+        #expect(try bashComplete(["ccrelay", "history", "--kind", "location-"]) ==
+            ["location-denied", "location-off", "location-too-coarse"])
+        #expect(try bashComplete(["ccrelay", "notify-test", "back"]) == ["back-online"])
+    }
+
+    @Test func zshAndFishScriptsParse() throws {
+        let zsh = try run(ccrelay, ["completions", "zsh"]).standardOutput
+        #expect(zsh.hasPrefix("#compdef ccrelay"))
+        let zshCheck = try run("/usr/bin/zsh", ["-n", "-c", zsh])
+        #expect(zshCheck.status == 0, "\(zshCheck.standardError)")
+        let fish = try run(ccrelay, ["completions", "fish"]).standardOutput
+        let fishCheck = try run("/usr/bin/fish", ["--no-execute", "-c", fish])
+        #expect(fishCheck.status == 0, "\(fishCheck.standardError)")
+        // fish itself completes from the generated script.
+        let completed = try run("/usr/bin/fish", ["-c", fish + "\ncomplete -C 'ccrelay history --kind cred'"])
+        #expect(completed.standardOutput.contains("credentials"), "\(completed.standardOutput) \(completed.standardError)")
+        #expect(try run(ccrelay, ["completions", "tcsh"]).status == 2)
+    }
+}
