@@ -74,10 +74,16 @@ import Testing
     @Test func aSecondDaemonNamesTheFirstAndExitsNonZero() async throws {
         let rig = try await DaemonRig()
         #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
-        let second = try rig.cli(["daemon", "--config", rig.configPath])
-        #expect(second.status == 1)
-        #expect(second.standardError.contains("process \(rig.daemon.pid)"), "\(second.standardError)")
-        #expect(second.standardError.contains("systemctl --user stop ccrelay"))
+        let errors = rig.logPath + ".second"
+        let second = try ChildProcess(DaemonRig.ccrelay, ["daemon", "--config", rig.configPath], environment: rig.environment,
+                                      outputFiles: (errors + ".out", errors))
+        defer { second.stop() }
+        let exited = await eventually { !second.isRunning }
+        #expect(exited, "the second daemon gives up")
+        #expect(exited && second.wait() == 1)
+        let message = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(message.contains("process \(rig.daemon.pid)"), "\(message)")
+        #expect(message.contains("systemctl --user stop ccrelay"))
         #expect(rig.daemon.isRunning)
         #expect(try rig.sim.sessions().count == 1, "the second daemon never logged in")
     }
