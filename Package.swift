@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "ccrelay", targets: ["ccrelay"]),
+        .executable(name: "ccrelay-daemon", targets: ["ccrelay-daemon"]),
         .executable(name: "ccsim", targets: ["ccsim"]),
     ],
     targets: [
@@ -23,8 +24,12 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus"]),
         .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL"]),
         .target(name: "RelayCore"),
-        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CCProtocol", "CLinux", "CSQLite"]),
+        // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
+        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux", "CSQLite"]),
+        .target(name: "RelayDaemon", dependencies: ["Relay", "DBus", "RelayCore", "CCProtocol", "CLinux"]),
         .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
+        // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
+        .executableTarget(name: "ccrelay-daemon", dependencies: ["RelayDaemon", "Relay"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol"], path: "bench/keepalive-bench"),
 

@@ -1,5 +1,4 @@
-/// The version printed by `--version`.
-let ccrelayVersion = "0.1.0"
+import Relay
 
 /// A subcommand: its name, one line for the overview, its usage text, the
 /// options it accepts, and what runs it. The same table drives parsing,

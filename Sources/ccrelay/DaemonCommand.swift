@@ -1,10 +1,11 @@
-import Dispatch
 import Relay
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// `ccrelay daemon`: keeps the session alive until SIGTERM or SIGINT.
+/// `ccrelay daemon`: checks the command line, then becomes the daemon by
+/// exec'ing `ccrelay-daemon` (same process, so systemd's notify socket,
+/// watchdog and signals reach it unchanged).
 enum DaemonCommand {
     static let usage = """
         Usage: ccrelay daemon [--config PATH]
@@ -14,14 +15,16 @@ enum DaemonCommand {
         when the server logs you out, keep-alives fail, or the campus sends a
         notice. Normally started by systemd (systemctl --user enable --now ccrelay).
         Stops on SIGTERM or SIGINT (logging out first with logout-on-exit = true).
+        Restarted while the server's session is still valid, it carries on with that
+        session instead of logging in again.
+
+        Only one daemon runs per session: a second one names the process that owns
+        io.github.ccrelay.CCRelay and exits with status 1.
 
         Options:
           --config PATH  read this configuration instead of
                          $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
           -h, --help     show this help
-
-        Only one daemon runs per session: a second one names the process that owns
-        io.github.ccrelay.CCRelay and exits with status 1.
 
         Exit status: 0 after a requested stop, 1 when it cannot start (the reason and
         the fix are printed), 2 on a usage error.
@@ -34,38 +37,26 @@ enum DaemonCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
-        let loaded = ConfigurationFile.load(path)
-        for warning in loaded.warnings { Output.error("warning: \(warning)") }
-        for error in loaded.errors { Output.error("error: \(error)") }
-        guard let configuration = loaded.configuration else { return ExitStatus.failure }
-
-        let daemon: Daemon
-        do {
-            daemon = try Daemon(configuration: configuration, version: ccrelayVersion) { Output.error($0) }
-            try await daemon.start()
-        } catch {
-            Output.error("daemon: cannot start: \(error)")
+        guard let program = daemonProgram() else {
+            Output.error("daemon: ccrelay-daemon is missing; it belongs next to ccrelay or in ../libexec/ccrelay/ (reinstall ccrelay)")
             return ExitStatus.failure
         }
-        signal(SIGTERM, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        let sources = [SIGTERM, SIGINT].map { number in
-            let source = DispatchSource.makeSignalSource(signal: number, queue: daemon.queue)
-            source.setEventHandler { daemon.stop { exit(ExitStatus.ok) } }
-            source.resume()
-            return source
-        }
-        // Runs until a signal stops the daemon, which exits the process: the
-        // continuation is kept (never resumed) for as long as the process lives.
-        let parking = Parking()
-        await withCheckedContinuation { parking.continuation = $0 }
-        withExtendedLifetime((sources, parking)) {}
-        return ExitStatus.ok
+        let arguments = ["ccrelay-daemon", "--config", path]
+        var argv = arguments.map { strdup($0) } + [nil]
+        execv(program, &argv)
+        Output.error("daemon: cannot run \(program): \(String(cString: strerror(errno)))")
+        return ExitStatus.failure
     }
-}
 
-/// Holds the main task's continuation while the daemon runs.
-final class Parking: @unchecked Sendable {
-    // Guard: written once, by the main task, before it suspends.
-    var continuation: CheckedContinuation<Void, Never>?
+    /// `ccrelay-daemon` next to this executable (the build tree), or in
+    /// `../libexec/ccrelay/` (an installed copy).
+    static func daemonProgram() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let executable = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+        let candidates = [directory + "/ccrelay-daemon", directory + "/../libexec/ccrelay/ccrelay-daemon"]
+        return candidates.first { access($0, X_OK) == 0 }
+    }
 }

@@ -1,5 +1,6 @@
 import CLinux
 import Dispatch
+import Relay
 import RelayCore
 #if canImport(Glibc)
 import Glibc
@@ -58,10 +59,4 @@ public final class BootTimer: @unchecked Sendable {
         var spec = itimerspec()
         timerfd_settime(fd, 0, &spec, nil)
     }
-}
-
-/// An error of the daemon shell, said to the user as it is.
-public struct RelayError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-    public init(_ description: String) { self.description = description }
 }

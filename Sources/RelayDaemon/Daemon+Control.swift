@@ -1,5 +1,6 @@
 import CCProtocol
 import DBus
+import Relay
 import RelayCore
 #if canImport(Glibc)
 import Glibc

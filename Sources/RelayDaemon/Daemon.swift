@@ -1,6 +1,7 @@
 import CCProtocol
 import DBus
 import Dispatch
+import Relay
 import RelayCore
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import DBus
+import Relay
 
 /// What the control API asks of the daemon; called on the daemon's queue.
 protocol ControlTarget: AnyObject {

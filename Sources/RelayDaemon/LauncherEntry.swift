@@ -1,4 +1,5 @@
 import DBus
+import Relay
 
 /// The dock badge, through the Unity LauncherEntry API that GNOME's Dash to
 /// Dock, Plank, KDE's task manager and others read: an `Update` signal with

@@ -1,5 +1,6 @@
 import DBus
 import Dispatch
+import Relay
 import RelayCore
 
 /// Follows the system: logind's sleep announcements (holding a `delay` sleep

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import Relay
 import Glibc
 #endif
 

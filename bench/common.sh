@@ -1,0 +1,58 @@
+# Shared by the bench/ scripts (source it): release builds linked as the
+# .deb ships them (--static-swift-stdlib, in .build/bench), a throwaway CA
+# with server and client certificates, ccsim over TLS on loopback, a private
+# session bus, and a ccrelay.conf for them. Sets: bin, dir, url, control,
+# DBUS_SESSION_BUS_ADDRESS (exported), pids (killed on exit).
+#   bench_setup INTERVAL TIMEOUT
+#   start_daemon   -> $daemon (pid); its log is $dir/daemon.log
+
+bench_setup() {
+    local interval=$1 timeout=$2
+    [ -d /opt/swift/usr/bin ] && export PATH=/opt/swift/usr/bin:$PATH
+    local build=(swift build -c release --static-swift-stdlib --scratch-path .build/bench)
+    "${build[@]}" --product ccsim >/dev/null
+    "${build[@]}" --product ccrelay >/dev/null
+    bin=$("${build[@]}" --show-bin-path)
+    dir=$(mktemp -d /tmp/ccrelay-bench.XXXXXX)
+    pids=()
+    trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
+
+    ossl() { openssl "$@" 2>/dev/null; }
+    ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=Bench CA" -days 2 \
+        -addext basicConstraints=critical,CA:TRUE -keyout "$dir/ca.key" -out "$dir/ca.pem"
+    for name in server client; do
+        ossl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name" \
+            -keyout "$dir/$name.key" -out "$dir/$name.csr"
+        printf 'subjectAltName=IP:127.0.0.1\n' > "$dir/$name.ext"
+        ossl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
+            -extfile "$dir/$name.ext" -out "$dir/$name.pem"
+    done
+    chmod 600 "$dir"/*.key
+
+    "$bin/ccsim" --tls-cert "$dir/server.pem" --tls-key "$dir/server.key" --client-ca "$dir/ca.pem" \
+        --interval "$interval" --timeout "$timeout" > "$dir/sim.out" &
+    pids+=($!)
+    dbus-daemon --session --nofork --print-address=1 --address=unix:tmpdir=/tmp > "$dir/bus" 2>/dev/null &
+    pids+=($!)
+    for _ in $(seq 100); do grep -q '^control=' "$dir/sim.out" 2>/dev/null && [ -s "$dir/bus" ] && break; sleep 0.05; done
+    url=$(sed -n 's/^url=//p' "$dir/sim.out")
+    control=$(sed -n 's/^control=//p' "$dir/sim.out")
+    DBUS_SESSION_BUS_ADDRESS=$(head -n1 "$dir/bus")
+    export DBUS_SESSION_BUS_ADDRESS
+    cat > "$dir/ccrelay.conf" <<CONF
+[server]
+url = $url
+ca-file = $dir/ca.pem
+[auth]
+certificate = $dir/client.pem
+key = $dir/client.key
+CONF
+    chmod 600 "$dir/ccrelay.conf"
+}
+
+start_daemon() {
+    XDG_STATE_HOME=$dir/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \
+        "$bin/ccrelay" daemon --config "$dir/ccrelay.conf" 2>"$dir/daemon.log" &
+    daemon=$!
+    pids+=($daemon)
+}
