@@ -12,6 +12,7 @@ bench_setup() {
     local build=(swift build -c release --static-swift-stdlib --scratch-path .build/bench)
     "${build[@]}" --product ccsim >/dev/null
     "${build[@]}" --product ccrelay >/dev/null
+    "${build[@]}" --product ccrelay-daemon >/dev/null
     bin=$("${build[@]}" --show-bin-path)
     dir=$(mktemp -d /tmp/ccrelay-bench.XXXXXX)
     pids=()
