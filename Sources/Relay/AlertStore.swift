@@ -214,8 +214,12 @@ public final class AlertStore {
 
     // MARK: Session
 
-    /// Remembers the live session, or forgets it (nil).
+    /// Remembers the live session, or forgets it (nil). Written after every
+    /// keep-alive, so without an fsync (`synchronous = NORMAL`: safe against a
+    /// crash, not a power cut, which at worst costs one quiet login).
     public func saveSession(_ snapshot: SessionSnapshot?) throws(RelayError) {
+        try database.execute("PRAGMA synchronous = NORMAL")
+        defer { try? database.execute("PRAGMA synchronous = FULL") }
         guard let snapshot else {
             try database.run("DELETE FROM session")
             return
