@@ -1,4 +1,6 @@
 import Foundation
+import Relay
+import RelayCore
 import TestSupport
 import Testing
 
@@ -61,6 +63,22 @@ import Testing
         #expect(clear.status == 0 && clear.standardOutput.contains("No unread alerts."))
         let state = try FileManager.default.attributesOfItem(atPath: environment["XDG_STATE_HOME"]! + "/ccrelay")
         #expect((state[.posixPermissions] as? Int) == 0o700)
+    }
+
+    @Test func colourOnlyOnATerminalAndNeverWithNoColor() throws {
+        var environment = isolated()
+        let store = try AlertStore(path: environment["XDG_STATE_HOME"]! + "/ccrelay/alerts.db") { _ in }
+        try store.record(Alert(kind: .loggedOut, title: "登录已被注销，请重新登录", body: "", urgency: .critical))
+        environment["TERM"] = "xterm"
+        // script(1) gives the command a pseudo-terminal; the test runner itself may set NO_COLOR.
+        let onTerminal = try run("/usr/bin/script", ["-qec", "env -u NO_COLOR \(ccrelay) history", "/dev/null"], environment: environment)
+        #expect(onTerminal.standardOutput.contains("\u{1B}[31m"), "\(onTerminal.standardOutput)")
+        environment["NO_COLOR"] = "1"
+        let noColor = try run("/usr/bin/script", ["-qec", "\(ccrelay) history", "/dev/null"], environment: environment)
+        #expect(noColor.standardOutput.contains("登录已被注销"))
+        #expect(!noColor.standardOutput.contains("\u{1B}["))
+        let piped = try run(ccrelay, ["history"], environment: isolated().merging(["XDG_STATE_HOME": environment["XDG_STATE_HOME"]!]) { $1 })
+        #expect(piped.standardOutput.contains("登录已被注销") && !piped.standardOutput.contains("\u{1B}["))
     }
 
     @Test func statusWithABusButNoDaemonExitsThree() async throws {
