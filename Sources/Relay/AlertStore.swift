@@ -14,7 +14,8 @@ import Glibc
 /// each alert and acknowledgement either fully recorded or not begun. The
 /// daemon and the CLI may use the file at the same time (WAL; writers wait
 /// up to `busyTimeout` for each other). A corrupt or foreign file is moved
-/// aside (`alerts.db.broken-<time>`) with a message and a fresh one is made.
+/// aside (`alerts.db.broken-<time>`) with a message and a fresh one is made;
+/// a file another process keeps locked is left alone (the open fails).
 /// Confinement: one store per thread of use (the daemon's queue, or the CLI).
 public final class AlertStore {
     private var database: SQLiteDatabase
@@ -47,6 +48,9 @@ public final class AlertStore {
         try Self.makeDirectory(directory)
         do {
             database = try Self.open(path, busyTimeout: busyTimeout)
+        } catch where error.isBusy {
+            // Locked by another process for longer than busyTimeout: the file is fine.
+            throw RelayError("\(path) is locked by another process: \(error)", isBusy: true)
         } catch {
             let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
             rename(path, aside)

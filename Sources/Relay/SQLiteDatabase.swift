@@ -48,13 +48,19 @@ final class SQLiteDatabase {
 
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
 
+    /// The last failure as an error, marked busy when another connection holds a lock.
+    private func failure(_ text: String? = nil) -> RelayError {
+        let code = handle.map { sqlite3_errcode($0) & 0xff } ?? SQLITE_NOMEM
+        return RelayError(text ?? lastError, isBusy: code == SQLITE_BUSY || code == SQLITE_LOCKED)
+    }
+
     /// Runs one or more statements without parameters.
     func execute(_ sql: String) throws(RelayError) {
         var error: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
-            let text = error.map { String(cString: $0) } ?? lastError
+            let text = error.map { String(cString: $0) }
             sqlite3_free(error)
-            throw RelayError(text)
+            throw failure(text)
         }
     }
 
@@ -62,7 +68,7 @@ final class SQLiteDatabase {
     func run(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) -> Void = { _ in }) throws(RelayError) {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw RelayError(lastError)
+            throw failure()
         }
         defer { sqlite3_finalize(statement) }
         for (index, value) in values.enumerated() {
@@ -78,7 +84,7 @@ final class SQLiteDatabase {
             switch sqlite3_step(statement) {
             case SQLITE_ROW: row(SQLiteRow(statement: statement))
             case SQLITE_DONE: return
-            default: throw RelayError(lastError)
+            default: throw failure()
             }
         }
     }

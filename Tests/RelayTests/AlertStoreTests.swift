@@ -130,6 +130,29 @@ import Testing
         #expect(titles.count == 400)
     }
 
+    @Test func aFileAnotherProcessKeepsLockedIsLeftAlone() async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/alerts.db"
+        // A version 1 file (it needs a migration, so opening it writes), locked exclusively.
+        let holder = try ChildProcess("/usr/bin/python3", ["-u", "-c", """
+            import sqlite3, time
+            c = sqlite3.connect('\(path)', isolation_level=None)
+            c.executescript("CREATE TABLE notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL); \\
+            INSERT INTO notices_seen VALUES ('kept', 1.0); PRAGMA application_id = 1667461753; PRAGMA user_version = 1;")
+            c.execute('BEGIN EXCLUSIVE')
+            print('locked')
+            time.sleep(30)
+            """])
+        defer { holder.stop() }
+        #expect(holder.readLine() == "locked")
+        let messages = LockedMessages()
+        #expect(throws: RelayError.self) { try AlertStore(path: path, busyTimeout: 100) { messages.append($0) } }
+        #expect(messages.all.isEmpty, "nothing moved aside: \(messages.all)")
+        holder.stop()
+        _ = holder.wait()
+        #expect(try AlertStore(path: path) { _ in }.seenNotices() == ["kept"], "the same file, migrated once free")
+    }
+
     @Test func aBrokenOrForeignFileIsMovedAsideAndAFreshOneMade() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/garbage.db"
