@@ -28,10 +28,13 @@ public struct DaemonStatus: Sendable, Hashable {
     /// The keep-alive interval and timeout the server asked for (seconds).
     public var interval: UInt32
     public var timeout: UInt32
+    /// `off` (not used), `waiting`, `ok`, or the problem: `denied`, `disabled`,
+    /// `unavailable`, `too-coarse`, `stopped`.
+    public var location: String
     public var version: String
 
     public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
-                lastError: String, interval: UInt32, timeout: UInt32, version: String) {
+                lastError: String, interval: UInt32, timeout: UInt32, location: String, version: String) {
         self.state = state
         self.badge = badge
         self.urgent = urgent
@@ -41,6 +44,7 @@ public struct DaemonStatus: Sendable, Hashable {
         self.lastError = lastError
         self.interval = interval
         self.timeout = timeout
+        self.location = location
         self.version = version
     }
 
@@ -49,7 +53,7 @@ public struct DaemonStatus: Sendable, Hashable {
         var entries: [String: Variant] = [
             "state": Variant(state), "badge": Variant(badge), "urgent": Variant(urgent), "ip": Variant(ip),
             "server": Variant(server), "last_error": Variant(lastError), "interval": Variant(interval),
-            "timeout": Variant(timeout), "version": Variant(version),
+            "timeout": Variant(timeout), "location": Variant(location), "version": Variant(version),
         ]
         if let remaining { entries["remaining"] = Variant(remaining) }
         return entries
@@ -66,6 +70,7 @@ public struct DaemonStatus: Sendable, Hashable {
         lastError = dictionary["last_error"]?.get(String.self) ?? ""
         interval = dictionary["interval"]?.get(UInt32.self) ?? 0
         timeout = dictionary["timeout"]?.get(UInt32.self) ?? 0
+        location = dictionary["location"]?.get(String.self) ?? "off"
         version = dictionary["version"]?.get(String.self) ?? ""
     }
 }

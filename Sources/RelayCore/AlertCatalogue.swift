@@ -4,9 +4,9 @@ public enum AlertSubject: Sendable, Hashable {
     case loggedOut(message: String?)
     /// No keep-alive accepted; the session ends in `remainingSeconds`.
     case keepAliveFailing(remainingSeconds: Int)
-    case locationDenied
-    case locationOff
-    case locationTooCoarse
+    case locationDenied(LocationDenial)
+    case locationOff(LocationOff)
+    case locationTooCoarse(LocationTooCoarse)
     case credentials(CredentialProblem)
     /// A campus notice: the server's plain text.
     case notice(id: String, title: String, body: String, urgency: Urgency)
@@ -60,20 +60,42 @@ public enum AlertCatalogue {
                     localize("The campus server has not confirmed this computer. Outside access ends in %s seconds unless a keep-alive gets through."),
                     String(max(remaining, 0))),
                 urgency: .normal, actions: [openAction])
-        case .locationDenied:
+        case .locationDenied(let denial):
+            let body =
+                switch denial {
+                case .byUser:
+                    localize("The campus requires your location, but location access is denied for CC Relay. Allow it in Settings → Privacy → Location Services.")
+                case .byConfiguration:
+                    localize("The campus requires your location, but this computer's GeoClue configuration does not allow CC Relay. An administrator must add a section [io.github.ccrelay.CCRelay] with allowed=true, system=false and users= to /etc/geoclue/geoclue.conf.")
+                case .noAgent:
+                    localize("The campus requires your location, but no location agent is running to ask you for permission. Use a desktop that provides one (GNOME, KDE) or start /usr/libexec/geoclue-2.0/demos/agent.")
+                }
             return Alert(
                 kind: .locationDenied, title: localize("Location services denied"),
-                body: localize("The campus requires your location, but location access is denied for CC Relay. Allow it in Settings → Privacy → Location Services."),
+                body: body,
                 urgency: .critical, actions: [openAction])
-        case .locationOff:
+        case .locationOff(let off):
+            let body =
+                switch off {
+                case .disabled: localize("The campus requires your location. Turn on Location Services in Settings → Privacy.")
+                case .unavailable:
+                    localize("The campus requires your location, but no location service is installed or running. Install GeoClue: sudo apt install geoclue-2.0")
+                }
             return Alert(
                 kind: .locationOff, title: localize("Location services are off"),
-                body: localize("The campus requires your location. Turn on Location Services in Settings → Privacy."),
+                body: body,
                 urgency: .critical, actions: [openAction])
-        case .locationTooCoarse:
+        case .locationTooCoarse(let problem):
+            let body =
+                switch problem {
+                case .approximate:
+                    localize("The campus needs your exact location, but CC Relay may only see an approximate one. Allow exact location in Settings → Privacy → Location Services.")
+                case .stopped:
+                    localize("The campus requires your location, but the location service stopped giving it to CC Relay. Check Settings → Privacy → Location Services.")
+                }
             return Alert(
                 kind: .locationTooCoarse, title: localize("Location services not set up correctly"),
-                body: localize("The campus needs your exact location, but CC Relay may only see an approximate one. Allow exact location in Settings → Privacy → Location Services."),
+                body: body,
                 urgency: .normal, actions: [openAction])
         case .credentials(let problem):
             return Alert(
@@ -124,9 +146,9 @@ public enum AlertCatalogue {
     public static let examples: [AlertSubject] = [
         .loggedOut(message: nil),
         .keepAliveFailing(remainingSeconds: 45),
-        .locationDenied,
-        .locationOff,
-        .locationTooCoarse,
+        .locationDenied(.byUser),
+        .locationOff(.disabled),
+        .locationTooCoarse(.approximate),
         .credentials(.certificateExpiring(days: 3)),
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,

@@ -5,6 +5,12 @@ public struct Configuration: Sendable, Hashable {
         case off, auto, always
     }
 
+    /// Where fixes come from (`[location] source`): `auto` is the Location
+    /// portal inside Flatpak and GeoClue2 elsewhere.
+    public enum LocationSource: String, Sendable, Hashable, CaseIterable {
+        case auto, geoclue, portal
+    }
+
     public var serverURL: String
     public var caFile: String?
     public var pinnedKey: String?
@@ -16,6 +22,7 @@ public struct Configuration: Sendable, Hashable {
     public var autoRelogin = true
     public var logoutOnExit = false
     public var locationMode: LocationMode = .auto
+    public var locationSource: LocationSource = .auto
     public var notices = true
 }
 
@@ -114,7 +121,7 @@ public enum ConfigurationParser {
         "server": ["url", "ca-file", "pinned-key", "interface"],
         "auth": ["certificate", "key", "user"],
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
-        "location": ["mode"],
+        "location": ["mode", "source"],
         "notifications": ["notices"],
     ]
 
@@ -183,6 +190,11 @@ public enum ConfigurationParser {
                 return "mode must be off, auto or always, got '\(value)'"
             }
             c.locationMode = mode
+        case ("location", "source"):
+            guard let source = Configuration.LocationSource(rawValue: value) else {
+                return "source must be auto, geoclue or portal, got '\(value)'"
+            }
+            c.locationSource = source
         default:
             break
         }

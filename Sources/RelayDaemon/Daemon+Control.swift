@@ -167,7 +167,7 @@ extension Daemon: ControlTarget {
             state: session.state.rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
             ip: ip, server: configuration.serverURL, lastError: lastError,
             interval: UInt32(clamping: session.interval.components.seconds),
-            timeout: UInt32(clamping: session.timeout.components.seconds), version: version)
+            timeout: UInt32(clamping: session.timeout.components.seconds), location: locationStatus, version: version)
     }
 
     func clearBadge() -> UInt32 {

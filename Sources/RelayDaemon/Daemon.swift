@@ -40,12 +40,14 @@ public final class Daemon: @unchecked Sendable {
     let store: AlertStore?
     /// The badge as last announced.
     var badge = BadgeState(count: 0, urgent: false)
+    var location: DaemonLocation
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
     public init(configuration: Configuration, version: String, log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
         self.version = version
+        location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
         client = try CCClient(
             configuration: ServerConfiguration(
@@ -88,6 +90,7 @@ public final class Daemon: @unchecked Sendable {
             watchSessionBus()
             startPeriodicWork()
             refreshBadge(announce: true)
+            updateLocation()
             if let restored = restoredSession() {
                 handle(.restore(restored))
             } else {
@@ -102,6 +105,7 @@ public final class Daemon: @unchecked Sendable {
         queue.async {
             SystemdNotify.send("STOPPING=1")
             self.timer?.disarm()
+            self.stopLocation()
             for effect in self.session.handle(.stop, at: BootTimer.now()) where effect == .sendLogout {
                 self.apply(effect)
             }
@@ -129,6 +133,11 @@ public final class Daemon: @unchecked Sendable {
                 self.notifier.stop()
                 self.bus = connection
                 self.notifier = Notifier(connection: connection, log: self.log)
+                if self.location.source is PortalLocation {
+                    // The portal source used the old connection: start again on the new one.
+                    self.stopLocation()
+                    self.updateLocation()
+                }
                 self.notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
                 self.notifier.start()
                 self.reconnectDelay = .seconds(1)
@@ -194,7 +203,7 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    private func apply(_ effect: SessionEffect) {
+    func apply(_ effect: SessionEffect) {
         switch effect {
         case .sendLogin(let timeout):
             guard let user = configuration.user else {
@@ -216,9 +225,15 @@ public final class Daemon: @unchecked Sendable {
             }
         case .sendKeepAlive(let seq, let timeout):
             guard let token else { return }
-            client.keepAlive(session: token, seq: seq, timeout: timeout) { exchange in
+            retryLocationAfterProblem()
+            client.keepAlive(session: token, seq: seq, location: fixForKeepAlive, timeout: timeout) { exchange in
                 self.queue.async {
                     self.noteProblem(exchange)
+                    switch exchange.outcome {
+                    case .locationRequired: self.keepAliveLocation(rejected: true)
+                    case .accepted: self.keepAliveLocation(rejected: false)
+                    default: break
+                    }
                     self.handle(.keepAliveAnswered(Self.reply(exchange)))
                 }
             }
@@ -254,6 +269,7 @@ public final class Daemon: @unchecked Sendable {
                 if case .loggedIn(let grant) = exchange.outcome {
                     self.token = grant.session
                     self.ip = grant.ip
+                    self.serverAsks(ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
                 }
                 self.noteProblem(exchange)
                 self.handle(.loginAnswered(Self.reply(exchange)))

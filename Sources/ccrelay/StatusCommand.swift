@@ -10,12 +10,14 @@ enum StatusCommand {
         Shows what the running daemon knows: the session state (offline, logging-in,
         online, failing, logged-out, no-network, sleeping), the time left before the
         server would log this computer out, the address granted outside access, the
-        server, the unread badge and the last error.
+        server, the unread badge, whether a location fix is sent, and the last
+        error.
 
         Options:
           --json      print one JSON object with state, badge, urgent, remaining
                       (seconds, or null without a session), ip, server, last_error,
-                      interval, timeout and version
+                      interval, timeout, location (off, waiting, ok, denied,
+                      disabled, unavailable, too-coarse, stopped) and version
           --watch     keep running and print a line (or, with --json, an object per
                       line) each time the daemon announces a change, until Ctrl-C;
                       waits for the daemon when it is not running
@@ -58,8 +60,22 @@ enum StatusCommand {
         }
         let unread = status.badge == 1 ? "1 unread alert" : "\(status.badge) unread alerts"
         row("badge", status.urgent ? unread + " " + Style.red("(critical)") : unread)
+        if status.location != "off" { row("location", describeLocation(status.location)) }
         if !status.lastError.isEmpty { row("last error", status.lastError) }
         return lines.joined(separator: "\n")
+    }
+
+    static func describeLocation(_ state: String) -> String {
+        switch state {
+        case "ok": Style.green("sending a fix with each keep-alive")
+        case "waiting": "waiting for a fix"
+        case "denied": Style.red("denied for ccrelay (see ccrelay history)")
+        case "disabled": Style.red("location services are off")
+        case "unavailable": Style.red("no location service (GeoClue) running")
+        case "too-coarse": Style.yellow("only an approximate location is allowed")
+        case "stopped": Style.yellow("the location service stopped")
+        default: state
+        }
     }
 
     /// One line for `--watch`.
@@ -126,7 +142,7 @@ struct StatusJSON: Encodable {
     init(_ status: DaemonStatus) { self.status = status }
 
     enum Keys: String, CodingKey {
-        case state, badge, urgent, remaining, ip, server, lastError = "last_error", interval, timeout, version
+        case state, badge, urgent, remaining, ip, server, lastError = "last_error", interval, timeout, location, version
     }
 
     func encode(to encoder: Encoder) throws {
@@ -140,6 +156,7 @@ struct StatusJSON: Encodable {
         try container.encode(status.lastError, forKey: .lastError)
         try container.encode(status.interval, forKey: .interval)
         try container.encode(status.timeout, forKey: .timeout)
+        try container.encode(status.location, forKey: .location)
         try container.encode(status.version, forKey: .version)
     }
 }

@@ -6,6 +6,8 @@ import Testing
 /// session bus and a notification server (dunst, or the test's own).
 final class DaemonRig: Sendable {
     let bus: PrivateBus
+    /// The private system bus, when the test gave one (kept alive with the rig).
+    let systemBus: PrivateBus?
     /// The real notification server, unless the test brings its own (`withDunst: false`).
     let dunstServer: Dunst?
     var dunst: Dunst { dunstServer! }
@@ -17,9 +19,11 @@ final class DaemonRig: Sendable {
 
     init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
          busSocket: String? = nil, certificate: (String, String)? = nil, useCertificate: Bool = true, withDunst: Bool = true,
+         extraEnvironment: [String: String] = [:],
          beforeStart: (PrivateBus) async throws -> Void = { _ in }) async throws
     {
         bus = try PrivateBus(socketPath: busSocket)
+        self.systemBus = systemBus
         dunstServer = withDunst ? try await Dunst(on: bus) : nil
         sim = try CCSimProcess(simulator)
         try await beforeStart(bus)
@@ -45,9 +49,9 @@ final class DaemonRig: Sendable {
         environment["XDG_STATE_HOME"] = base + "-state"
         // The system bus is a private one too, or none: never the machine's own.
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus?.address ?? "unix:path=/nonexistent/ccrelay-no-system-bus"
-        self.environment = environment
+        self.environment = environment.merging(extraEnvironment) { $1 }
         daemon = try ChildProcess(
-            DaemonRig.ccrelay, ["daemon", "--config", base + ".conf"], environment: environment,
+            DaemonRig.ccrelay, ["daemon", "--config", base + ".conf"], environment: self.environment,
             outputFiles: (base + ".out", logPath))
     }
 

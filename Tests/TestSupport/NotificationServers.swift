@@ -139,10 +139,12 @@ public final class MockSystemService: Sendable {
     private let process: ChildProcess
     public let connection: Connection
 
-    public init(template: String, name: String, on bus: PrivateBus) async throws {
+    /// Starts the dbusmock `template` (a name, or the path of a template file)
+    /// with its JSON `parameters`, and waits until it owns `name`.
+    public init(template: String, name: String, parameters: String? = nil, on bus: PrivateBus) async throws {
         process = try ChildProcess(
-            "/usr/bin/python3", ["-m", "dbusmock", "--template", template],
-            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address], captureOutput: false)
+            "/usr/bin/python3", ["-m", "dbusmock", "--template", template] + (parameters.map { ["-p", $0] } ?? []),
+            environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DBUS_SESSION_BUS_ADDRESS": bus.address], captureOutput: false)
         guard try await bus.waitForName(name) else { throw TestSetupError("dbusmock \(template) did not start") }
         connection = try bus.connect(label: "mock-\(template)")
     }

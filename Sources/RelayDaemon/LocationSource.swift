@@ -1,0 +1,58 @@
+import CCProtocol
+import DBus
+import FoundationEssentials
+import RelayCore
+
+/// What a location source tells the daemon (on the daemon's queue).
+enum LocationReport: Sendable {
+    case fix(LocationFix)
+    case problem(LocationProblem)
+}
+
+/// A source of location fixes: GeoClue2 on the system bus, or the Location
+/// portal on the session bus inside a sandbox. Started only while fixes are
+/// needed; every method runs on the daemon's queue.
+protocol LocationSource: AnyObject {
+    func start()
+    func stop()
+}
+
+/// How often a keep-alive client needs a fix: not navigation. A new fix when
+/// the computer moved 100 m, at most one a minute.
+enum LocationThresholds {
+    static let distanceMeters: UInt32 = 100
+    static let timeSeconds: UInt32 = 60
+}
+
+extension LocationFix {
+    /// A fix from a GeoClue / portal property set; nil without coordinates.
+    init?(properties: [String: Variant]) {
+        guard let latitude = properties["Latitude"]?.get(Double.self), let longitude = properties["Longitude"]?.get(Double.self)
+        else { return nil }
+        var seconds = Date().timeIntervalSince1970
+        if case .structure(let fields)? = properties["Timestamp"]?.value, fields.count == 2,
+           case .uint64(let whole) = fields[0], case .uint64(let micro) = fields[1], whole > 0
+        {
+            seconds = Double(whole) + Double(micro) / 1e6
+        }
+        self.init(lat: latitude, lon: longitude, accuracy: properties["Accuracy"]?.get(Double.self) ?? 0,
+                  timestamp: Date(timeIntervalSince1970: seconds.rounded(.down)).formatted(.iso8601))
+    }
+}
+
+extension Connection {
+    /// `org.freedesktop.DBus.Properties.Set` on `destination`.
+    func setProperty(_ destination: String, _ path: ObjectPath, _ interface: String, _ name: String, _ value: Value) async throws(DBusError) {
+        _ = try await call(.methodCall(
+            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set",
+            body: [.string(interface), .string(name), .variant(value)]))
+    }
+
+    /// `org.freedesktop.DBus.Properties.GetAll` on `destination`.
+    func allProperties(_ destination: String, _ path: ObjectPath, _ interface: String) async throws(DBusError) -> [String: Variant] {
+        let reply = try await call(.methodCall(
+            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+            body: [.string(interface)]))
+        return try reply.argument(0, as: [String: Variant].self)
+    }
+}
