@@ -20,6 +20,8 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     /// GClueAccuracyLevel: exact is requested; anything below street level is too coarse.
     static let exact: UInt32 = 8
     static let street: UInt32 = 6
+    /// How long GetClient may wait for geoclue to find a location agent.
+    static let agentWait: Duration = .seconds(10)
 
     private let queue: DispatchQueue
     private let desktopID: String
@@ -77,8 +79,10 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     private func begin(on connection: Connection, generation: Int) async {
         let path: ObjectPath
         do {
-            let reply = try await connection.call(.methodCall(
-                destination: Self.service, path: Self.managerPath, interface: Self.managerInterface, member: "GetClient"))
+            // Real geoclue holds GetClient until a location agent for this user appears.
+            let reply = try await connection.call(
+                .methodCall(destination: Self.service, path: Self.managerPath, interface: Self.managerInterface, member: "GetClient"),
+                timeout: Self.agentWait)
             path = try reply.argument(0, as: ObjectPath.self)
             for (name, value) in [("DesktopId", Value.string(desktopID)), ("RequestedAccuracyLevel", .uint32(Self.exact)),
                                   ("DistanceThreshold", .uint32(LocationThresholds.distanceMeters)),
@@ -151,6 +155,9 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
             } else {
                 problem = .denied(.byUser)
             }
+        case .noReply, .timeout:
+            // GeoClue kept waiting for a location agent that never came.
+            problem = .denied(.noAgent)
         default:
             problem = .off(.unavailable)
         }

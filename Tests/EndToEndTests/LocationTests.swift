@@ -143,6 +143,24 @@ import Testing
         #expect(locationAlerts(rig).isEmpty)
     }
 
+    /// The real geoclue-2.0 daemon on a private system bus: with no location
+    /// agent for this user it never answers GetClient, which ccrelay reports
+    /// as "no agent" after its 10 s wait.
+    @Test func theRealGeoClueWithoutAnAgentIsReportedAsNoAgent() async throws {
+        let system = try PrivateBus()
+        let geoclue = try ChildProcess("/usr/libexec/geoclue", [], environment: ["DBUS_SYSTEM_BUS_ADDRESS": system.address],
+                                       captureOutput: false)
+        defer { geoclue.stop() }
+        #expect(try await system.waitForName(Self.geoclueName), "geoclue did not start")
+        let rig = try await DaemonRig(
+            extraConfig: "[location]\nmode = auto", simulator: ["--interval", "2", "--timeout", "8", "--location", "required"],
+            systemBus: system, extraEnvironment: ["LANG": "zh_CN.UTF-8", "LANGUAGE": "zh_CN"])
+        #expect(await eventually(timeout: .seconds(40)) {
+            locationAlerts(rig).contains { $0.summary == "定位服务被禁止" && $0.body.contains("定位代理") }
+        }, "\(rig.log)")
+        #expect(rig.log.contains("location: GeoClue refused"), "\(rig.log)")
+    }
+
     // MARK: The Location portal
 
     func portalRig(_ parameters: String) async throws -> (DaemonRig, MockSystemService) {

@@ -45,6 +45,9 @@ import Testing
     @Test func defaultsApply() throws {
         let c = try #require(parse("[server]\nurl = https://cc.example/\n[auth]\nuser = s1").configuration)
         #expect(c.warnBefore == 60 && c.autoRelogin && !c.logoutOnExit && c.notices && c.locationMode == .auto)
+        #expect(c.locationSource == .auto)
+        let portal = try #require(parse("[server]\nurl = https://cc.example/\n[location]\nsource = portal").configuration)
+        #expect(portal.locationSource == .portal)
     }
 
     @Test(arguments: [
@@ -52,6 +55,7 @@ import Testing
         ("[server]\nurl = https://x/\n[keepalive]\nwarn-before = soon", 4, "warn-before must be a number"),
         ("[server]\nurl = https://x/\n[keepalive]\nauto-relogin = maybe", 4, "must be true or false"),
         ("[server]\nurl = https://x/\n[location]\nmode = sometimes", 4, "mode must be off, auto or always"),
+        ("[server]\nurl = https://x/\n[location]\nsource = gps", 4, "source must be auto, geoclue or portal"),
         ("[server]\nurl = https://x/\npinned-key = abc", 3, "pinned-key must be sha256//"),
         ("[server]\nurl = https://x/\nca-file = relative.pem", 3, "absolute path"),
         ("url = https://x/", 1, "before any group"),
