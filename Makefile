@@ -10,7 +10,7 @@ SWIFT ?= swift
 LANGUAGES := zh_CN zh_TW
 PO_DIR := resources/po
 
-.PHONY: all bootstrap build locale pot test demo clean
+.PHONY: all bootstrap build locale pot test demo screenshot clean
 
 all: build
 
@@ -21,9 +21,11 @@ build: bootstrap
 	$(SWIFT) build
 	@$(MAKE) --no-print-directory locale BIN="$$($(SWIFT) build --show-bin-path)"
 
-# Compiles the catalogues next to the binaries, where ccrelay finds them.
+# Compiles the catalogues next to the binaries, where ccrelay finds them, and
+# links the demo there, where `ccrelay demo` finds it.
 locale:
 	@test -n "$(BIN)" || { echo "make locale needs BIN=<swift build --show-bin-path>"; exit 1; }
+	@ln -sf "$(CURDIR)/scripts/ccrelay-demo" "$(BIN)/ccrelay-demo"
 	@for lang in $(LANGUAGES); do \
 		mkdir -p "$(BIN)/locale/$$lang/LC_MESSAGES" && \
 		msgfmt --check -o "$(BIN)/locale/$$lang/LC_MESSAGES/ccrelay.mo" "$(PO_DIR)/$$lang.po" || exit 1; \
@@ -40,6 +42,10 @@ test: build
 
 demo: build
 	@scripts/demo "$$($(SWIFT) build --show-bin-path)"
+
+# The README's picture: every alert shown by dunst on a private Xvfb desktop.
+screenshot: build
+	scripts/screenshot "$$($(SWIFT) build --show-bin-path)" docs/notify-test.png
 
 clean:
 	rm -rf .build demo-out

@@ -18,17 +18,8 @@ bench_setup() {
     pids=()
     trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$dir"' EXIT
 
-    ossl() { openssl "$@" 2>/dev/null; }
-    ossl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=Bench CA" -days 2 \
-        -addext basicConstraints=critical,CA:TRUE -keyout "$dir/ca.key" -out "$dir/ca.pem"
-    for name in server client; do
-        ossl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name" \
-            -keyout "$dir/$name.key" -out "$dir/$name.csr"
-        printf 'subjectAltName=IP:127.0.0.1\n' > "$dir/$name.ext"
-        ossl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial -days 2 \
-            -extfile "$dir/$name.ext" -out "$dir/$name.pem"
-    done
-    chmod 600 "$dir"/*.key
+    source scripts/pki.sh
+    make_pki "$dir"
 
     "$bin/ccsim" --tls-cert "$dir/server.pem" --tls-key "$dir/server.key" --client-ca "$dir/ca.pem" \
         --interval "$interval" --timeout "$timeout" > "$dir/sim.out" &

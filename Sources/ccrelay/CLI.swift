@@ -25,7 +25,7 @@ enum CLI {
     static let subcommands: [Subcommand] = [
         DaemonCommand.command, StatusCommand.command, BadgeCommand.command, HistoryCommand.command,
         LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command,
-        CompletionsCommand.command,
+        CompletionsCommand.command, DemoCommand.command,
     ]
 
     static var overview: String {

@@ -37,26 +37,7 @@ enum DaemonCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
-        guard let program = daemonProgram() else {
-            Output.error("daemon: ccrelay-daemon is missing; it belongs next to ccrelay or in ../libexec/ccrelay/ (reinstall ccrelay)")
-            return ExitStatus.failure
-        }
-        let arguments = ["ccrelay-daemon", "--config", path]
-        var argv = arguments.map { strdup($0) } + [nil]
-        execv(program, &argv)
-        Output.error("daemon: cannot run \(program): \(String(cString: strerror(errno)))")
-        return ExitStatus.failure
+        return execHelper("ccrelay-daemon", ["--config", path], for: "daemon")
     }
 
-    /// `ccrelay-daemon` next to this executable (the build tree), or in
-    /// `../libexec/ccrelay/` (an installed copy).
-    static func daemonProgram() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let executable = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
-        let candidates = [directory + "/ccrelay-daemon", directory + "/../libexec/ccrelay/ccrelay-daemon"]
-        return candidates.first { access($0, X_OK) == 0 }
-    }
 }

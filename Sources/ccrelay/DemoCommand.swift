@@ -1,0 +1,28 @@
+/// `ccrelay demo`: the scripted scenario of the README, for an installed copy.
+enum DemoCommand {
+    static let usage = """
+        Usage: ccrelay demo
+
+        Plays a one-minute scenario against a private CC server simulator (ccsim)
+        with a throwaway certificate: login, keep-alives, a campus notice, the
+        server stops answering (keep-alive failing), answers again (back online),
+        kicks the session (logged out), the journal, and the badge cleared. Each
+        step is narrated with `ccrelay status`. In a desktop session the bubbles
+        appear on your screen; without one they are printed here. Your own
+        configuration, journal and running daemon are not touched. Ctrl-C stops
+        everything. Needs openssl, curl, python3, python3-dbus and python3-gi.
+
+        Options:
+          -h, --help  show this help
+
+        Exit status: 0 when the scenario ran to the end, 1 otherwise.
+        """
+
+    static let command = Subcommand(
+        name: "demo", summary: "play the one-minute scenario against a private simulator", usage: usage, run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("demo", "unexpected argument '\(parsed.positionals[0])'") }
+        return execHelper("ccrelay-demo", [], for: "demo")
+    }
+}

@@ -1,0 +1,27 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A program of ccrelay's own that a subcommand becomes: next to this
+/// executable (the build tree), or in `../libexec/ccrelay/` (an installed copy).
+func helperProgram(_ name: String) -> String? {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    guard length > 0 else { return nil }
+    let executable = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+    return [directory + "/" + name, directory + "/../libexec/ccrelay/" + name].first { access($0, X_OK) == 0 }
+}
+
+/// Replaces this process with helper `name` (same PID, environment and
+/// descriptors); returns only when that fails, with status 1.
+func execHelper(_ name: String, _ arguments: [String], for command: String) -> Int32 {
+    guard let program = helperProgram(name) else {
+        Output.error("\(command): \(name) is missing; it belongs next to ccrelay or in ../libexec/ccrelay/ (reinstall ccrelay)")
+        return ExitStatus.failure
+    }
+    var argv = ([name] + arguments).map { strdup($0) } + [nil]
+    execv(program, &argv)
+    Output.error("\(command): cannot run \(program): \(String(cString: strerror(errno)))")
+    return ExitStatus.failure
+}
