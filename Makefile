@@ -9,8 +9,12 @@ endif
 SWIFT ?= swift
 LANGUAGES := zh_CN zh_TW
 PO_DIR := resources/po
+PREFIX ?= /usr/local
+DESTDIR ?=
+# What install and deb ship: release, the Swift runtime linked in.
+RELEASE := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/release-static
 
-.PHONY: all bootstrap build locale pot test demo screenshot clean
+.PHONY: all bootstrap build locale pot test demo screenshot install uninstall deb clean
 
 all: build
 
@@ -37,7 +41,7 @@ pot:
 		-o $(PO_DIR)/ccrelay.pot $$(grep -rl 'localize(' Sources --include=*.swift | sort)
 	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 
-test: build
+test: build deb
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest
 
 demo: build
@@ -46,6 +50,17 @@ demo: build
 # The README's picture: every alert shown by dunst on a private Xvfb desktop.
 screenshot: build
 	scripts/screenshot "$$($(SWIFT) build --show-bin-path)" docs/notify-test.png
+
+install: bootstrap
+	@for product in ccrelay ccrelay-daemon ccsim; do $(RELEASE) --product $$product || exit 1; done
+	packaging/install "$$($(RELEASE) --show-bin-path)" "$(PREFIX)" "$(DESTDIR)"
+
+uninstall:
+	packaging/install - "$(PREFIX)" "$(DESTDIR)" --uninstall
+
+# .build/deb/ccrelay_VERSION_ARCH.deb, checked by lintian.
+deb: bootstrap
+	packaging/build-deb .build/deb
 
 clean:
 	rm -rf .build demo-out

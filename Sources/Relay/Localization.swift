@@ -8,7 +8,7 @@ import Glibc
 ///
 /// Catalogues are looked up in `$CCRELAY_LOCALEDIR`, then beside the
 /// executable (`locale/`, where the build puts them), then in the install
-/// prefix (`../share/locale`).
+/// prefix (`../share/locale` from bin/, `../../share/locale` from libexec/ccrelay/).
 public enum Localization {
     public static let domain = "ccrelay"
 
@@ -36,7 +36,8 @@ public enum Localization {
         if let explicit = getenv("CCRELAY_LOCALEDIR") { return String(cString: explicit) }
         guard let executable = executablePath() else { return nil }
         let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        let candidates = [folder + "/locale", folder + "/../share/locale"]
+        // The build tree; an installed bin/; an installed libexec/ccrelay/ (the daemon).
+        let candidates = [folder + "/locale", folder + "/../share/locale", folder + "/../../share/locale"]
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
     }
 

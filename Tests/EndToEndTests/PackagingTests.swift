@@ -1,0 +1,128 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The files that make ccrelay a desktop citizen, checked by the tools that
+/// judge them, and the .deb installed into a clean root and run from there.
+@Suite struct PackagingTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let packaging = repository + "/packaging"
+
+    func temporaryDirectory(_ name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func theUserUnitVerifies() throws {
+        let directory = try temporaryDirectory("unit")
+        let unit = directory + "/ccrelay.service"
+        try String(contentsOfFile: Self.packaging + "/ccrelay.service.in", encoding: .utf8)
+            .replacing("@bindir@", with: buildProductsDirectory.path).write(toFile: unit, atomically: true, encoding: .utf8)
+        let runtime = try temporaryDirectory("runtime")
+        chmod(runtime, 0o700)
+        let result = try run("/usr/bin/systemd-analyze", ["--user", "--man=no", "verify", unit], environment: ["XDG_RUNTIME_DIR": runtime])
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        for line in ["Type=notify", "WatchdogSec=", "Restart=on-failure", "StartLimitBurst=", "After=graphical-session.target",
+                     "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK"] {
+            #expect(text.contains(line), "\(line)")
+        }
+    }
+
+    @Test func theDesktopFileAndActivationFileAreValid() throws {
+        let result = try run("/usr/bin/desktop-file-validate", [Self.packaging + "/io.github.ccrelay.CCRelay.desktop"])
+        #expect(result.status == 0 && result.standardOutput.isEmpty && result.standardError.isEmpty,
+                "\(result.standardOutput)\(result.standardError)")
+        let desktop = try String(contentsOfFile: Self.packaging + "/io.github.ccrelay.CCRelay.desktop", encoding: .utf8)
+        #expect(desktop.contains("X-GNOME-UsesNotifications=true") && desktop.contains("Name[zh_CN]=") && desktop.contains("Name[zh_TW]="))
+        let activation = try String(contentsOfFile: Self.packaging + "/io.github.ccrelay.CCRelay.service.in", encoding: .utf8)
+        #expect(activation.contains("Name=io.github.ccrelay.CCRelay") && activation.contains("SystemdService=ccrelay.service"))
+    }
+
+    @Test(arguments: ["ccrelay.1", "ccsim.1"])
+    func theManPagesRenderWithoutWarnings(_ page: String) throws {
+        let result = try run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-z", Self.packaging + "/" + page])
+        #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
+    }
+
+    @Test func everyUserVisibleStringIsTranslatedInBothCatalogues() throws {
+        let directory = try temporaryDirectory("pot")
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: Self.repository + "/Sources")
+            .filter { $0.hasSuffix(".swift") }.map { Self.repository + "/Sources/" + $0 }
+            .filter { (try? String(contentsOfFile: $0, encoding: .utf8).contains("localize(")) == true }
+        #expect(!sources.isEmpty)
+        let template = directory + "/ccrelay.pot"
+        let extracted = try run("/usr/bin/xgettext", ["--language=C", "--keyword=localize", "--from-code=UTF-8", "-o", template] + sources)
+        #expect(extracted.status == 0, "\(extracted.standardError)")
+        for language in ["zh_CN", "zh_TW"] {
+            let catalogue = Self.repository + "/resources/po/\(language).po"
+            let check = try run("/usr/bin/msgfmt", ["--check", "-o", "/dev/null", catalogue])
+            #expect(check.status == 0, "\(language): \(check.standardError)")
+            // Every message of the sources has a translation (msgcmp fails on a missing or untranslated one).
+            let compared = try run("/usr/bin/msgcmp", [catalogue, template])
+            #expect(compared.status == 0, "\(language): \(compared.standardError)")
+            let fuzzy = try run("/usr/bin/msgattrib", ["--only-fuzzy", "--no-obsolete", catalogue])
+            #expect(fuzzy.standardOutput.isEmpty, "\(language) has fuzzy entries: \(fuzzy.standardOutput)")
+        }
+    }
+
+    @Test func installAndUninstallHonourPrefixAndDestdir() throws {
+        let destdir = try temporaryDirectory("destdir")
+        let installed = try run(Self.packaging + "/install", [buildProductsDirectory.path, "/opt/ccrelay-test", destdir])
+        #expect(installed.status == 0, "\(installed.standardError)")
+        let root = destdir + "/opt/ccrelay-test"
+        for file in ["bin/ccrelay", "bin/ccsim", "libexec/ccrelay/ccrelay-daemon", "libexec/ccrelay/ccrelay-demo",
+                     "share/locale/zh_CN/LC_MESSAGES/ccrelay.mo", "lib/systemd/user/ccrelay.service",
+                     "share/dbus-1/services/io.github.ccrelay.CCRelay.service", "share/man/man1/ccrelay.1.gz",
+                     "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg"] {
+            #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)")
+        }
+        let unit = try String(contentsOfFile: root + "/lib/systemd/user/ccrelay.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/opt/ccrelay-test/bin/ccrelay daemon"), "the prefix, not DESTDIR, is in the unit")
+        // The installed copy finds its daemon and its translations.
+        let help = try run(root + "/bin/ccrelay", ["daemon", "--config", "/nonexistent.conf"], environment: ["LANG": "zh_CN.UTF-8"])
+        #expect(help.standardError.contains("nonexistent.conf"), "\(help.standardError)")
+        let removed = try run(Self.packaging + "/install", ["-", "/opt/ccrelay-test", destdir, "--uninstall"])
+        #expect(removed.status == 0)
+        let left = try FileManager.default.subpathsOfDirectory(atPath: destdir).filter {
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: destdir + "/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
+        }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    /// `make test` builds the .deb first (`make deb`, which runs lintian).
+    @Test func theDebInstallsIntoACleanRootAndRuns() async throws {
+        let debs = (try? FileManager.default.contentsOfDirectory(atPath: Self.repository + "/.build/deb"))?.filter { $0.hasSuffix(".deb") } ?? []
+        let deb = Self.repository + "/.build/deb/" + (try #require(debs.first, "no .deb: run 'make deb' (make test does)"))
+        let info = try run("/usr/bin/dpkg-deb", ["-f", deb, "Depends"])
+        for library in ["libdbus-1-3", "libcurl4", "libsqlite3-0", "libssl3", "libc6"] {
+            #expect(info.standardOutput.contains(library), "Depends: \(info.standardOutput)")
+        }
+        #expect(!info.standardOutput.contains("swift"), "no Swift runtime needed")
+        let root = try temporaryDirectory("dpkg-root")
+        for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
+        }
+        _ = FileManager.default.createFile(atPath: root + "/var/lib/dpkg/status", contents: Data())
+        let installed = try run("/usr/bin/dpkg", ["--root=" + root, "--force-depends", "--force-not-root", "--force-script-chrootless",
+                                                  "--log=/dev/null", "-i", deb])
+        #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
+        let ccrelay = root + "/usr/bin/ccrelay"
+        let version = try run(ccrelay, ["--version"])
+        #expect(version.status == 0 && version.standardOutput.hasPrefix("ccrelay "), "\(version.standardError)")
+        let ldd = try run("/usr/bin/ldd", [ccrelay])
+        #expect(!ldd.standardOutput.contains("libswift"), "static Swift runtime: \(ldd.standardOutput)")
+        // notify-test from the installed copy, in Chinese from its own catalogue, against dunst.
+        let bus = try PrivateBus()
+        let dunst = try await Dunst(on: bus)
+        var environment = bus.environment
+        environment["LANG"] = "zh_CN.UTF-8"
+        environment["LANGUAGE"] = "zh_CN"
+        let shown = try run(ccrelay, ["notify-test", "logged-out"], environment: environment)
+        #expect(shown.status == 0, "\(shown.standardOutput)\(shown.standardError)")
+        #expect(try dunst.closeAllAndReadHistory().contains { $0.summary == "已从校园网注销" || $0.body.contains("登录已被注销，请重新登录") })
+    }
+}
