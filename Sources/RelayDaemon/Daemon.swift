@@ -11,7 +11,8 @@ import Glibc
 /// out its effects — CC/1 requests through `CCClient`, the boot-clock timer,
 /// desktop alerts through the `Notifier`, the alert journal and badge in the
 /// `AlertStore` (announced to docks as a LauncherEntry), the control API on
-/// the session bus (Daemon+Control.swift), systemd notifications.
+/// the session bus (Daemon+Control.swift), location fixes and their alerts
+/// (Daemon+Location.swift), systemd notifications.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): `session`, `token` and
 /// the other mutable state are used only on `queue`; requests run one at a
