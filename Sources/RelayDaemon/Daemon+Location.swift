@@ -91,7 +91,9 @@ extension Daemon {
     func keepAliveLocation(rejected: Bool) {
         if rejected {
             location.need.server = .required
-            location.rejections += 1
+            // A refusal counts towards the alert only once the source has had its say
+            // (a fix or a problem): a source still starting gets the next retry.
+            if location.fix != nil || location.problem != nil { location.rejections += 1 }
         } else if location.rejections > 0 {
             location.rejections = 0
         } else {
