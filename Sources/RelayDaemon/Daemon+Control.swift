@@ -1,5 +1,6 @@
 import CCProtocol
 import DBus
+import Dispatch
 import Relay
 import RelayCore
 #if canImport(Glibc)
@@ -19,25 +20,34 @@ extension Daemon: ControlTarget {
                    at: LauncherEntry.path)
     }
 
-    /// Takes `io.github.ccrelay.CCRelay`; when another daemon has it, fails
-    /// saying which process that is and how to stop it.
-    func claimBusName() async throws {
-        let connection = queue.sync { bus }
-        let reply = try await connection.requestName(ControlNames.busName)
-        guard reply != .primaryOwner && reply != .alreadyOwner else { return }
-        var who = "another process"
-        if let owner = try? await connection.nameOwner(ControlNames.busName) {
-            who = owner
-            let call = Message.methodCall(
-                destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                member: "GetConnectionUnixProcessID", body: [.string(owner)])
-            if let answer = try? await connection.call(call), let pid = try? answer.argument(0, as: UInt32.self) {
-                who = "process \(pid) (\(owner))"
+    /// Takes `io.github.ccrelay.CCRelay` (on `queue`); when another daemon has
+    /// it, `done` gets an error saying which process that is and how to stop it.
+    /// Completion calls, not async ones: Swift concurrency (and libdispatch's
+    /// global queues) would start libdispatch's worker-pool monitor, which
+    /// wakes the process every second for the rest of its life.
+    func claimBusName(done: @escaping (RelayError?) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let connection = bus
+        func busCall(_ member: String, _ body: [Value], _ reply: @escaping (Message?) -> Void) {
+            connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                        interface: "org.freedesktop.DBus", member: member, body: body)) { reply(try? $0.get()) }
+        }
+        busCall("RequestName", [.string(ControlNames.busName), .uint32(Connection.NameFlags.doNotQueue.rawValue)]) { reply in
+            let code = (try? reply?.argument(0, as: UInt32.self)).flatMap { Connection.RequestNameReply(rawValue: $0) }
+            guard code != .primaryOwner && code != .alreadyOwner else { return done(nil) }
+            func refuse(_ who: String) {
+                done(RelayError(
+                    "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
+                        + "Use that one, or stop it first (systemctl --user stop ccrelay)."))
+            }
+            busCall("GetNameOwner", [.string(ControlNames.busName)]) { reply in
+                guard let owner = try? reply?.argument(0, as: String.self) else { return refuse("another process") }
+                busCall("GetConnectionUnixProcessID", [.string(owner)]) { reply in
+                    guard let pid = try? reply?.argument(0, as: UInt32.self) else { return refuse(owner) }
+                    refuse("process \(pid) (\(owner))")
+                }
             }
         }
-        throw RelayError(
-            "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
-                + "Use that one, or stop it first (systemctl --user stop ccrelay).")
     }
 
     /// Emits `PropertiesChanged` for the named control properties.

@@ -76,27 +76,39 @@ public final class Daemon: @unchecked Sendable {
 
     /// Claims the daemon's bus name (failing with who owns it when another
     /// daemon runs), then starts the session: carrying on with the previous
-    /// run's when its deadline has not passed, logging in otherwise.
-    public func start() async throws {
-        queue.sync { exportObjects() }
-        try await claimBusName()
-        try queue.sync {
-            timer = try BootTimer(queue: queue) { [weak self] in self?.timerFired() }
-            sleptSoFar = BootTimer.sleptSinceBoot()
-            notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
-            notifier.start()
-            let watch = SystemWatch(queue: queue, log: log) { [weak self] event in self?.handle(event) }
-            systemWatch = watch
-            watch.start()
-            watchSessionBus()
-            startPeriodicWork()
-            refreshBadge(announce: true)
-            updateLocation()
-            if let restored = restoredSession() {
-                handle(.restore(restored))
-            } else {
-                handle(.start)
+    /// run's when its deadline has not passed, logging in otherwise. `done`
+    /// runs on `queue`, with the error when the daemon cannot start.
+    public func start(done: @escaping @Sendable (Error?) -> Void) {
+        queue.async {
+            self.exportObjects()
+            self.claimBusName { error in
+                if let error { return done(error) }
+                do {
+                    try self.startSession()
+                    done(nil)
+                } catch {
+                    done(error)
+                }
             }
+        }
+    }
+
+    private func startSession() throws {
+        timer = try BootTimer(queue: queue) { [weak self] in self?.timerFired() }
+        sleptSoFar = BootTimer.sleptSinceBoot()
+        notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
+        notifier.start()
+        let watch = SystemWatch(queue: queue, log: log) { [weak self] event in self?.handle(event) }
+        systemWatch = watch
+        watch.start()
+        watchSessionBus()
+        startPeriodicWork()
+        refreshBadge(announce: true)
+        updateLocation()
+        if let restored = restoredSession() {
+            handle(.restore(restored))
+        } else {
+            handle(.start)
         }
         SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
     }
@@ -145,7 +157,7 @@ public final class Daemon: @unchecked Sendable {
                 self.watchSessionBus()
                 self.exportObjects()
                 self.refreshBadge(announce: true)
-                Task { try? await self.claimBusName() }
+                self.claimBusName { error in if let error { self.log("\(error)") } }
                 self.log("reconnected to the session bus")
             } catch {
                 self.reconnectDelay = min(self.reconnectDelay * 2, .seconds(60))
