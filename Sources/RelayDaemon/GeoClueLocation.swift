@@ -10,7 +10,7 @@ import RelayCore
 /// refusals are mapped onto the location problems of DESIGN.md.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): state is used only on
-/// `queue`; the awaited calls hop back to it before touching anything.
+/// `queue`, where every D-Bus completion runs.
 final class GeoClueLocation: LocationSource, @unchecked Sendable {
     static let service = "org.freedesktop.GeoClue2"
     static let managerPath: ObjectPath = "/org/freedesktop/GeoClue2/Manager"
@@ -52,8 +52,7 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
         }
         self.connection = connection
         generation += 1
-        let generation = generation
-        Task { await self.begin(on: connection, generation: generation) }
+        begin(on: connection, generation: generation)
     }
 
     func stop() {
@@ -63,55 +62,63 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
         self.connection = nil
         let client = client
         self.client = nil
-        Task {
-            if let client {
-                _ = try? await connection.call(.methodCall(
-                    destination: Self.service, path: client, interface: Self.clientInterface, member: "Stop"))
-                _ = try? await connection.call(.methodCall(
-                    destination: Self.service, path: Self.managerPath, interface: Self.managerInterface,
-                    member: "DeleteClient", body: [.objectPath(client)]))
-            }
-            connection.queue.async { connection.close() }
+        guard let client else { return connection.close() }
+        connection.call(.methodCall(destination: Self.service, path: client, interface: Self.clientInterface, member: "Stop")) { _ in
+            connection.call(.methodCall(
+                destination: Self.service, path: Self.managerPath, interface: Self.managerInterface,
+                member: "DeleteClient", body: [.objectPath(client)])
+            ) { _ in connection.close() }
         }
     }
 
-    /// GetClient, its properties, the subscriptions, then Start.
-    private func begin(on connection: Connection, generation: Int) async {
-        let path: ObjectPath
-        do {
-            // Real geoclue holds GetClient until a location agent for this user appears.
-            let reply = try await connection.call(
-                .methodCall(destination: Self.service, path: Self.managerPath, interface: Self.managerInterface, member: "GetClient"),
-                timeout: Self.agentWait)
-            path = try reply.argument(0, as: ObjectPath.self)
-            for (name, value) in [("DesktopId", Value.string(desktopID)), ("RequestedAccuracyLevel", .uint32(Self.exact)),
-                                  ("DistanceThreshold", .uint32(LocationThresholds.distanceMeters)),
-                                  ("TimeThreshold", .uint32(LocationThresholds.timeSeconds))] {
-                try await connection.setProperty(Self.service, path, Self.clientInterface, name, value)
+    /// GetClient, its properties, the subscriptions, then Start: completion
+    /// calls on `queue` (no Swift concurrency, which would start libdispatch's
+    /// 1 Hz worker-pool monitor). Answers to a stopped client are ignored.
+    private func begin(on connection: Connection, generation: Int) {
+        // Real geoclue holds GetClient until a location agent for this user appears.
+        connection.call(
+            .methodCall(destination: Self.service, path: Self.managerPath, interface: Self.managerInterface, member: "GetClient"),
+            timeout: Self.agentWait
+        ) { [weak self] result in
+            guard let self, generation == self.generation else { return }
+            let path: ObjectPath
+            do throws(DBusError) {
+                path = try result.get().argument(0, as: ObjectPath.self)
+            } catch {
+                return self.failed(error)
             }
-        } catch {
-            return finish(generation) { self.failed(error) }
-        }
-        let subscribed: Bool = await withCheckedContinuation { continuation in
-            queue.async {
-                guard generation == self.generation else { return continuation.resume(returning: false) }
+            let settings: [(String, Value)] = [
+                ("DesktopId", .string(self.desktopID)), ("RequestedAccuracyLevel", .uint32(Self.exact)),
+                ("DistanceThreshold", .uint32(LocationThresholds.distanceMeters)),
+                ("TimeThreshold", .uint32(LocationThresholds.timeSeconds)),
+            ]
+            self.set(settings[...], on: path, connection, generation) {
                 self.client = path
                 self.subscribe(connection, client: path, generation: generation)
-                continuation.resume(returning: true)
+                // What the agent allows this application: below street level the campus cannot use it.
+                connection.allProperties(Self.service, Self.managerPath, Self.managerInterface) { result in
+                    guard generation == self.generation, let available = (try? result.get())?["AvailableAccuracyLevel"]?.get(UInt32.self),
+                          available < Self.street
+                    else { return }
+                    self.report(.problem(.tooCoarse(.approximate)))
+                }
+                connection.call(.methodCall(destination: Self.service, path: path, interface: Self.clientInterface, member: "Start")) {
+                    result in
+                    guard generation == self.generation, case .failure(let error) = result else { return }
+                    self.failed(error)
+                }
             }
         }
-        guard subscribed else { return }
-        // What the agent allows this application: below street level the campus cannot use it.
-        if let manager = try? await connection.allProperties(Self.service, Self.managerPath, Self.managerInterface),
-           let available = manager["AvailableAccuracyLevel"]?.get(UInt32.self), available < Self.street
-        {
-            finish(generation) { self.report(.problem(.tooCoarse(.approximate))) }
-        }
-        do {
-            _ = try await connection.call(.methodCall(
-                destination: Self.service, path: path, interface: Self.clientInterface, member: "Start"))
-        } catch {
-            finish(generation) { self.failed(error) }
+    }
+
+    /// Sets the client's properties one after the other, then calls `done`.
+    private func set(_ settings: ArraySlice<(String, Value)>, on path: ObjectPath, _ connection: Connection, _ generation: Int,
+                     done: @escaping () -> Void) {
+        guard let (name, value) = settings.first else { return done() }
+        connection.setProperty(Self.service, path, Self.clientInterface, name, value) { [weak self] error in
+            guard let self, generation == self.generation else { return }
+            if let error { return self.failed(error) }
+            self.set(settings.dropFirst(), on: path, connection, generation, done: done)
         }
     }
 
@@ -119,11 +126,10 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
         _ = connection.subscribe(MatchRule(sender: Self.service, path: path, interface: Self.clientInterface, member: "LocationUpdated")) {
             [weak self] message in
             guard let self, generation == self.generation, let location = try? message.argument(1, as: ObjectPath.self) else { return }
-            Task {
-                guard let properties = try? await connection.allProperties(Self.service, location, Self.locationInterface),
-                      let fix = LocationFix(properties: properties)
+            connection.allProperties(Self.service, location, Self.locationInterface) { result in
+                guard generation == self.generation, let properties = try? result.get(), let fix = LocationFix(properties: properties)
                 else { return }
-                self.finish(generation) { self.report(.fix(fix)) }
+                self.report(.fix(fix))
             }
         }
         _ = connection.subscribe(MatchRule(sender: Self.service, path: path, interface: "org.freedesktop.DBus.Properties",
@@ -134,11 +140,6 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
             else { return }
             self.report(.problem(.tooCoarse(.stopped)))
         }
-    }
-
-    /// Runs `body` on the queue unless the client was stopped meanwhile.
-    private func finish(_ generation: Int, _ body: @escaping @Sendable () -> Void) {
-        queue.async { if generation == self.generation { body() } }
     }
 
     /// Maps GeoClue's refusals (the messages real geoclue sends) onto problems.

@@ -9,7 +9,7 @@ import RelayCore
 /// 1 refused by the user, 2 refused otherwise), then `LocationUpdated`.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): state is used only on
-/// `queue`; the awaited calls hop back to it before touching anything.
+/// `queue`, where every D-Bus completion runs.
 final class PortalLocation: LocationSource, @unchecked Sendable {
     static let service = "org.freedesktop.portal.Desktop"
     static let path: ObjectPath = "/org/freedesktop/portal/desktop"
@@ -68,33 +68,33 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
             self.report(.fix(fix))
         })
         let sessionToken = token()
-        let connection = connection
-        Task {
+        let options: [String: Variant] = [
+            "session_handle_token": Variant(sessionToken),
+            "distance-threshold": Variant(LocationThresholds.distanceMeters),
+            "time-threshold": Variant(LocationThresholds.timeSeconds),
+            "accuracy": Variant(Self.exact),
+        ]
+        // Completion calls on `queue`, not Swift concurrency (which would start
+        // libdispatch's 1 Hz worker-pool monitor).
+        connection.call(.methodCall(
+            destination: Self.service, path: Self.path, interface: Self.interface, member: "CreateSession",
+            body: [options.dbusValue])
+        ) { [weak self] result in
+            guard let self, generation == self.generation else { return }
+            let session: ObjectPath
             do throws(DBusError) {
-                let options: [String: Variant] = [
-                    "session_handle_token": Variant(sessionToken),
-                    "distance-threshold": Variant(LocationThresholds.distanceMeters),
-                    "time-threshold": Variant(LocationThresholds.timeSeconds),
-                    "accuracy": Variant(Self.exact),
-                ]
-                let created = try await connection.call(.methodCall(
-                    destination: Self.service, path: Self.path, interface: Self.interface, member: "CreateSession",
-                    body: [options.dbusValue]))
-                let session = try created.argument(0, as: ObjectPath.self)
-                let started: Bool = await withCheckedContinuation { continuation in
-                    self.queue.async {
-                        guard generation == self.generation else { return continuation.resume(returning: false) }
-                        self.session = session
-                        continuation.resume(returning: true)
-                    }
-                }
-                guard started else { return }
-                let startOptions: [String: Variant] = ["handle_token": Variant(requestToken)]
-                _ = try await connection.call(.methodCall(
-                    destination: Self.service, path: Self.path, interface: Self.interface, member: "Start",
-                    body: [.objectPath(session), .string(""), startOptions.dbusValue]))
+                session = try result.get().argument(0, as: ObjectPath.self)
             } catch {
-                self.queue.async { if generation == self.generation { self.failed(error) } }
+                return self.failed(error)
+            }
+            self.session = session
+            let startOptions: [String: Variant] = ["handle_token": Variant(requestToken)]
+            self.connection.call(.methodCall(
+                destination: Self.service, path: Self.path, interface: Self.interface, member: "Start",
+                body: [.objectPath(session), .string(""), startOptions.dbusValue])
+            ) { result in
+                guard generation == self.generation, case .failure(let error) = result else { return }
+                self.failed(error)
             }
         }
     }
