@@ -1,4 +1,5 @@
 import DBus
+import Dispatch
 
 /// The campus password in the desktop keyring, through the freedesktop
 /// Secret Service (`org.freedesktop.secrets`: GNOME Keyring, KWallet, KeePassXC).
@@ -17,26 +18,83 @@ public struct SecretService: Sendable {
 
     /// The stored password of `user`, or nil when the keyring has none.
     public func password(user: String) async throws(DBusError) -> String? {
-        let session = try await openSession()
-        defer { closeSession(session) }
-        let search = try await call(Self.path, Self.service, "SearchItems", [attributes(user).dbusValue])
-        try search.expect("aoao")
-        var items: [ObjectPath] = try search.argument(0)
-        let locked: [ObjectPath] = try search.argument(1)
-        if items.isEmpty && !locked.isEmpty {
-            let unlock = try await call(Self.path, Self.service, "Unlock", [locked.dbusValue])
-            try unlock.expect("aoo")
-            items = try unlock.argument(0)
-            let prompt: ObjectPath = try unlock.argument(1)
-            if prompt != .root, try await runPrompt(prompt) { items = locked }
+        let connection = self.connection
+        let result: Result<String?, DBusError> = await withCheckedContinuation { continuation in
+            connection.queue.async { self.password(user: user) { continuation.resume(returning: $0) } }
         }
-        guard let item = items.first else { return nil }
-        let reply = try await call(Self.path, Self.service, "GetSecrets", [[item].dbusValue, .objectPath(session)])
-        try reply.expect("a{o(oayays)}")
-        guard case .dictionary(_, _, let entries) = reply.body[0], case .structure(let fields)? = entries.first?.value,
-            fields.count == 4, case .array(_, let bytes) = fields[2]
-        else { return nil }
-        return String(decoding: bytes.compactMap { if case .byte(let b) = $0 { b } else { nil } }, as: UTF8.self)
+        return try result.get()
+    }
+
+    /// The stored password of `user` (nil when the keyring has none), handed
+    /// to `completion` on the connection's queue; call it there. The daemon
+    /// uses this form: no Swift concurrency on its queue.
+    public func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
+        dispatchPrecondition(condition: .onQueue(connection.queue))
+        request(Self.path, Self.service, "OpenSession", [.string("plain"), .variant(.string(""))], "vo") { opened in
+            let session: ObjectPath
+            do throws(DBusError) { session = try opened.get().argument(1) } catch { return completion(.failure(error)) }
+            let finish = { (result: Result<String?, DBusError>) in
+                self.closeSession(session)
+                completion(result)
+            }
+            let fetch = { (items: [ObjectPath]) in
+                guard let item = items.first else { return finish(.success(nil)) }
+                self.request(Self.path, Self.service, "GetSecrets", [[item].dbusValue, .objectPath(session)], "a{o(oayays)}") {
+                    reply in
+                    finish(reply.map { reply in
+                        guard case .dictionary(_, _, let entries) = reply.body[0], case .structure(let fields)? = entries.first?.value,
+                              fields.count == 4, case .array(_, let bytes) = fields[2]
+                        else { return nil }
+                        return String(decoding: bytes.compactMap { if case .byte(let b) = $0 { b } else { nil } }, as: UTF8.self)
+                    })
+                }
+            }
+            self.request(Self.path, Self.service, "SearchItems", [self.attributes(user).dbusValue], "aoao") { searched in
+                let items: [ObjectPath], locked: [ObjectPath]
+                do throws(DBusError) {
+                    items = try searched.get().argument(0)
+                    locked = try searched.get().argument(1)
+                } catch {
+                    return finish(.failure(error))
+                }
+                guard items.isEmpty && !locked.isEmpty else { return fetch(items) }
+                self.request(Self.path, Self.service, "Unlock", [locked.dbusValue], "aoo") { unlocked in
+                    let unlockedItems: [ObjectPath], prompt: ObjectPath
+                    do throws(DBusError) {
+                        unlockedItems = try unlocked.get().argument(0)
+                        prompt = try unlocked.get().argument(1)
+                    } catch {
+                        return finish(.failure(error))
+                    }
+                    guard prompt != .root else { return fetch(unlockedItems) }
+                    self.prompt(prompt) { dismissed in
+                        switch dismissed {
+                        case .success(false): fetch(locked)
+                        case .success(true): fetch(unlockedItems)
+                        case .failure(let error): finish(.failure(error))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// One Secret Service call whose answer must have `signature` (on the queue).
+    private func request(_ path: ObjectPath, _ interface: String, _ member: String, _ body: [Value], _ signature: Signature,
+                         completion: @escaping (Result<Message, DBusError>) -> Void) {
+        connection.call(
+            .methodCall(destination: Self.busName, path: path, interface: interface, member: member, body: body),
+            timeout: .seconds(30)
+        ) { result in
+            completion(result.flatMap { reply in
+                do throws(DBusError) {
+                    try reply.expect(signature)
+                    return .success(reply)
+                } catch {
+                    return .failure(error)
+                }
+            })
+        }
     }
 
     /// Stores (or replaces) the password of `user` in the default keyring.
@@ -97,25 +155,27 @@ public struct SecretService: Sendable {
     private func runPrompt(_ prompt: ObjectPath) async throws(DBusError) -> Bool {
         let connection = self.connection
         let dismissed: Result<Bool, DBusError> = await withCheckedContinuation { continuation in
-            connection.queue.async {
-                var token: SubscriptionToken?
-                token = connection.subscribe(
-                    MatchRule(path: prompt, interface: "org.freedesktop.Secret.Prompt", member: "Completed")
-                ) { message in
-                    if let token { connection.unsubscribe(token) }
-                    continuation.resume(returning: .success((try? message.argument(0, as: Bool.self)) ?? true))
-                }
-                connection.call(
-                    .methodCall(destination: Self.busName, path: prompt, interface: "org.freedesktop.Secret.Prompt",
-                                member: "Prompt", body: [.string("")])
-                ) { result in
-                    if case .failure(let error) = result {
-                        if let token { connection.unsubscribe(token) }
-                        continuation.resume(returning: .failure(error))
-                    }
-                }
-            }
+            connection.queue.async { self.prompt(prompt) { continuation.resume(returning: $0) } }
         }
         return try !dismissed.get()
+    }
+
+    /// Shows a keyring prompt; `completion` (on the queue) hears whether it was dismissed.
+    private func prompt(_ prompt: ObjectPath, completion: @escaping (Result<Bool, DBusError>) -> Void) {
+        var token: SubscriptionToken?
+        token = connection.subscribe(MatchRule(path: prompt, interface: "org.freedesktop.Secret.Prompt", member: "Completed")) {
+            [connection] message in
+            if let token { connection.unsubscribe(token) }
+            completion(.success((try? message.argument(0, as: Bool.self)) ?? true))
+        }
+        connection.call(
+            .methodCall(destination: Self.busName, path: prompt, interface: "org.freedesktop.Secret.Prompt", member: "Prompt",
+                        body: [.string("")])
+        ) { [connection] result in
+            if case .failure(let error) = result {
+                if let token { connection.unsubscribe(token) }
+                completion(.failure(error))
+            }
+        }
     }
 }

@@ -13,6 +13,8 @@ struct DaemonLocation {
     var fix: LocationFix?
     var lostAt: Instant?
     var problem: LocationProblem?
+    /// Only an approximate location is allowed: a problem that fixes do not clear.
+    var approximateOnly = false
     var alerting = LocationAlerting()
     /// Keep-alives answered 428 (location required) in a row.
     var rejections = 0
@@ -38,9 +40,10 @@ extension Daemon {
             location.fix = nil
             location.lostAt = nil
             location.problem = nil
+            location.approximateOnly = false
         }
         // The server refused twice for want of a fix the source never gave: say so.
-        let problem = location.problem ?? (location.rejections >= 2 ? .tooCoarse(.stopped) : nil)
+        let problem = currentLocationProblem ?? (location.rejections >= 2 ? .tooCoarse(.stopped) : nil)
         for effect in location.alerting.update(problem: problem, need: location.need) { apply(effect) }
     }
 
@@ -67,6 +70,8 @@ extension Daemon {
         case .problem(let problem):
             location.problem = problem
             if location.lostAt == nil { location.lostAt = BootTimer.now() }
+        case .approximateOnly(let approximate):
+            location.approximateOnly = approximate
         }
         updateLocation()
     }
@@ -105,7 +110,7 @@ extension Daemon {
     /// For `ccrelay status`: off, waiting, ok, or the problem.
     var locationStatus: String {
         guard location.need.sendsFixes else { return "off" }
-        if let problem = location.problem { return problem.statusName }
+        if let problem = currentLocationProblem { return problem.statusName }
         return location.fix == nil ? "waiting" : "ok"
     }
 
@@ -113,9 +118,14 @@ extension Daemon {
     /// (no timer of its own): permission given back is noticed within an
     /// interval, and its alert closed.
     func retryLocationAfterProblem() {
-        guard location.problem != nil, location.source != nil else { return }
+        guard currentLocationProblem != nil, location.source != nil else { return }
         stopLocation()
         updateLocation()
+    }
+
+    /// What stands in the way now: the source's last problem, or an approximate-only grant.
+    private var currentLocationProblem: LocationProblem? {
+        location.problem ?? (location.approximateOnly ? .tooCoarse(.approximate) : nil)
     }
 
     /// Stops the source (the daemon is stopping, or the bus it used went away).

@@ -223,18 +223,14 @@ public final class Daemon: @unchecked Sendable {
                 return login(user: nil, password: nil, timeout: timeout)
             }
             // Password login: the password comes from the keyring, never from a file.
-            let secrets = SecretService(connection: bus)
-            Task {
-                let password = try? await secrets.password(user: user)
-                self.queue.async {
-                    guard let password else {
-                        self.lastError = "no password for \(user) in the keyring"
-                        self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
-                        self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
-                        return
-                    }
-                    self.login(user: user, password: password, timeout: timeout)
+            SecretService(connection: bus).password(user: user) { result in
+                guard case .success(let password?) = result else {
+                    self.lastError = "no password for \(user) in the keyring"
+                    self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
+                    self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
+                    return
                 }
+                self.login(user: user, password: password, timeout: timeout)
             }
         case .sendKeepAlive(let seq, let timeout):
             guard let token else { return }

@@ -97,10 +97,9 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
                 self.subscribe(connection, client: path, generation: generation)
                 // What the agent allows this application: below street level the campus cannot use it.
                 connection.allProperties(Self.service, Self.managerPath, Self.managerInterface) { result in
-                    guard generation == self.generation, let available = (try? result.get())?["AvailableAccuracyLevel"]?.get(UInt32.self),
-                          available < Self.street
-                    else { return }
-                    self.report(.problem(.tooCoarse(.approximate)))
+                    guard generation == self.generation else { return }
+                    let available = (try? result.get())?["AvailableAccuracyLevel"]?.get(UInt32.self) ?? Self.exact
+                    self.report(.approximateOnly(available < Self.street))
                 }
                 connection.call(.methodCall(destination: Self.service, path: path, interface: Self.clientInterface, member: "Start")) {
                     result in

@@ -7,6 +7,9 @@ import RelayCore
 enum LocationReport: Sendable {
     case fix(LocationFix)
     case problem(LocationProblem)
+    /// Whether only an approximate location is allowed (reported on each start;
+    /// it outlasts the coarse fixes that keep arriving).
+    case approximateOnly(Bool)
 }
 
 /// A source of location fixes: GeoClue2 on the system bus, or the Location
