@@ -34,17 +34,9 @@ public enum Localization {
 
     static func catalogueDirectory() -> String? {
         if let explicit = getenv("CCRELAY_LOCALEDIR") { return String(cString: explicit) }
-        guard let executable = executablePath() else { return nil }
-        let folder = executable.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard let folder = ExecutableLocation.directory else { return nil }
         // The build tree; an installed bin/; an installed libexec/ccrelay/ (the daemon).
         let candidates = [folder + "/locale", folder + "/../share/locale", folder + "/../../share/locale"]
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
-    }
-
-    private static func executablePath() -> String? {
-        var buffer = [CChar](repeating: 0, count: 4096)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

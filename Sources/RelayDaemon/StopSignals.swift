@@ -12,6 +12,8 @@ import Glibc
 /// way and lost: each waits in the signalfd until `handler` has run. Call
 /// `StopSignals.block()` first thing in `main`.
 public final class StopSignals: @unchecked Sendable {
+    // Guard: immutable after init; the descriptor is read only by `source`'s
+    // handler on its queue and closed by its cancel handler there.
     private let descriptor: Int32
     private let source: DispatchSourceRead
 

@@ -1,3 +1,4 @@
+import Relay
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -5,11 +6,7 @@ import Glibc
 /// A program of ccrelay's own that a subcommand becomes: next to this
 /// executable (the build tree), or in `../libexec/ccrelay/` (an installed copy).
 func helperProgram(_ name: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard length > 0 else { return nil }
-    let executable = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    let directory = String(executable[..<(executable.lastIndex(of: "/") ?? executable.startIndex)])
+    guard let directory = ExecutableLocation.directory else { return nil }
     return [directory + "/" + name, directory + "/../libexec/ccrelay/" + name].first { access($0, X_OK) == 0 }
 }
 

@@ -131,9 +131,7 @@ enum NotifyTestCommand {
 
     private static func print(_ report: Report, json: Bool) {
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            if let data = try? encoder.encode(report) { Output.out(String(decoding: data, as: UTF8.self)) }
+            Output.json(report)
             return
         }
         guard let server = report.server else {
