@@ -230,20 +230,36 @@ public final class Connection: @unchecked Sendable {
     static let busName = "org.freedesktop.DBus"
     static let busPath: ObjectPath = "/org/freedesktop/DBus"
 
-    /// Asks the bus for a well-known name.
+    /// Asks the bus for a well-known name; `completion` runs on `queue` (call this there).
+    public func requestName(_ name: String, flags: NameFlags = [.doNotQueue],
+                            completion: @escaping (Result<RequestNameReply, DBusError>) -> Void) {
+        call(.methodCall(
+            destination: Self.busName, path: Self.busPath, interface: Self.busName, member: "RequestName",
+            body: [.string(name), .uint32(flags.rawValue)])
+        ) { result in
+            completion(result.flatMap { reply in
+                do throws(DBusError) {
+                    try reply.expect("u")
+                    let code: UInt32 = try reply.argument(0)
+                    guard let answer = RequestNameReply(rawValue: code) else {
+                        throw DBusError(.invalidValue, "RequestName answered unknown code \(code)")
+                    }
+                    return .success(answer)
+                } catch {
+                    return .failure(error)
+                }
+            })
+        }
+    }
+
+    /// Asks the bus for a well-known name, from any context.
     public func requestName(_ name: String, flags: NameFlags = [.doNotQueue]) async throws(DBusError)
         -> RequestNameReply
     {
-        let reply = try await call(
-            .methodCall(
-                destination: Self.busName, path: Self.busPath, interface: Self.busName, member: "RequestName",
-                body: [.string(name), .uint32(flags.rawValue)]))
-        try reply.expect("u")
-        let code: UInt32 = try reply.argument(0)
-        guard let answer = RequestNameReply(rawValue: code) else {
-            throw DBusError(.invalidValue, "RequestName answered unknown code \(code)")
+        let result: Result<RequestNameReply, DBusError> = await withCheckedContinuation { continuation in
+            queue.async { self.requestName(name, flags: flags) { continuation.resume(returning: $0) } }
         }
-        return answer
+        return try result.get()
     }
 
     /// Gives up a well-known name; true when this connection owned it.
@@ -257,18 +273,33 @@ public final class Connection: @unchecked Sendable {
         return try reply.argument(0, as: UInt32.self) == 1
     }
 
-    /// The unique name owning `name`, or nil when nobody owns it.
-    public func nameOwner(_ name: String) async throws(DBusError) -> String? {
-        do {
-            let reply = try await call(
-                .methodCall(
-                    destination: Self.busName, path: Self.busPath, interface: Self.busName, member: "GetNameOwner",
-                    body: [.string(name)]))
-            try reply.expect("s")
-            return try reply.argument(0, as: String.self)
-        } catch where error.name == .nameHasNoOwner {
-            return nil
+    /// The unique name owning `name`, or nil when nobody owns it; `completion`
+    /// runs on `queue` (call this there).
+    public func nameOwner(_ name: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
+        call(.methodCall(
+            destination: Self.busName, path: Self.busPath, interface: Self.busName, member: "GetNameOwner",
+            body: [.string(name)])
+        ) { result in
+            switch result {
+            case .failure(let error) where error.name == .nameHasNoOwner: completion(.success(nil))
+            case .failure(let error): completion(.failure(error))
+            case .success(let reply):
+                do throws(DBusError) {
+                    try reply.expect("s")
+                    completion(.success(try reply.argument(0, as: String.self)))
+                } catch {
+                    completion(.failure(error))
+                }
+            }
         }
+    }
+
+    /// The unique name owning `name`, or nil when nobody owns it, from any context.
+    public func nameOwner(_ name: String) async throws(DBusError) -> String? {
+        let result: Result<String?, DBusError> = await withCheckedContinuation { continuation in
+            queue.async { self.nameOwner(name) { continuation.resume(returning: $0) } }
+        }
+        return try result.get()
     }
 }
 

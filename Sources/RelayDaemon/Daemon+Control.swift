@@ -28,22 +28,23 @@ extension Daemon: ControlTarget {
     func claimBusName(done: @escaping (RelayError?) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         let connection = bus
-        func busCall(_ member: String, _ body: [Value], _ reply: @escaping (Message?) -> Void) {
-            connection.call(.methodCall(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-                                        interface: "org.freedesktop.DBus", member: member, body: body)) { reply(try? $0.get()) }
-        }
-        busCall("RequestName", [.string(ControlNames.busName), .uint32(Connection.NameFlags.doNotQueue.rawValue)]) { reply in
-            let code = (try? reply?.argument(0, as: UInt32.self)).flatMap { Connection.RequestNameReply(rawValue: $0) }
-            guard code != .primaryOwner && code != .alreadyOwner else { return done(nil) }
+        connection.requestName(ControlNames.busName) { reply in
+            guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
+                if case .failure(let error) = reply { return done(RelayError("cannot claim \(ControlNames.busName): \(error.message)")) }
+                return done(nil)
+            }
             func refuse(_ who: String) {
                 done(RelayError(
                     "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
                         + "Use that one, or stop it first (systemctl --user stop ccrelay)."))
             }
-            busCall("GetNameOwner", [.string(ControlNames.busName)]) { reply in
-                guard let owner = try? reply?.argument(0, as: String.self) else { return refuse("another process") }
-                busCall("GetConnectionUnixProcessID", [.string(owner)]) { reply in
-                    guard let pid = try? reply?.argument(0, as: UInt32.self) else { return refuse(owner) }
+            connection.nameOwner(ControlNames.busName) { owner in
+                guard case .success(let owner?) = owner else { return refuse("another process") }
+                connection.call(.methodCall(
+                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    member: "GetConnectionUnixProcessID", body: [.string(owner)])
+                ) { reply in
+                    guard let pid = try? reply.get().argument(0, as: UInt32.self) else { return refuse(owner) }
                     refuse("process \(pid) (\(owner))")
                 }
             }
