@@ -76,30 +76,40 @@ enum BadgeCommand {
     }
 
     private static func current() async throws(ControlFailure) -> BadgeState {
-        if let client = try? ControlClient.connect() {
-            defer { client.close() }
-            do {
-                let status = try await client.status()
-                return BadgeState(count: Int(status.badge), urgent: status.urgent)
-            } catch .notRunning {}
+        try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
+            let status = try await client.status()
+            return BadgeState(count: Int(status.badge), urgent: status.urgent)
+        } disk: { store throws(RelayError) in
+            try store.badge()
         }
-        return try JournalFile.open { store throws(RelayError) in try store.badge() }
     }
 
     private static func clear() async throws(ControlFailure) -> Int {
-        if let client = try? ControlClient.connect() {
-            defer { client.close() }
-            do {
-                let reply = try await client.call("ClearBadge")
-                return Int((try? reply.argument(0, as: UInt32.self)) ?? 0)
-            } catch .notRunning {}
+        try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
+            let reply = try await client.call("ClearBadge")
+            return Int((try? reply.argument(0, as: UInt32.self)) ?? 0)
+        } disk: { store throws(RelayError) in
+            try store.acknowledgeAll()
         }
-        return try JournalFile.open { store throws(RelayError) in try store.acknowledgeAll() }
     }
 }
 
 /// The journal on disk, for commands that work without the daemon.
 enum JournalFile {
+    /// Asks the running daemon; when none runs (or there is no session bus),
+    /// reads or changes the journal on disk directly.
+    static func fromDaemonOrDisk<T>(
+        daemon: (ControlClient) async throws(ControlFailure) -> T, disk: (AlertStore) throws(RelayError) -> T
+    ) async throws(ControlFailure) -> T {
+        if let client = try? ControlClient.connect() {
+            defer { client.close() }
+            do {
+                return try await daemon(client)
+            } catch .notRunning {}
+        }
+        return try open(disk)
+    }
+
     static func open<T>(_ body: (AlertStore) throws(RelayError) -> T) throws(ControlFailure) -> T {
         do {
             let store = try AlertStore(path: AlertStore.defaultPath()) { Output.error($0) }

@@ -59,14 +59,12 @@ enum HistoryCommand {
     }
 
     private static func read(limit: Int, kind: AlertKind?) async throws(ControlFailure) -> [JournalEntry] {
-        if let client = try? ControlClient.connect() {
-            defer { client.close() }
-            do {
-                let all = try await client.alerts(limit: UInt32(kind == nil ? limit : ControlNames.listLimit))
-                return Array(all.filter { kind == nil || $0.kind == kind }.prefix(limit))
-            } catch .notRunning {}
+        try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
+            let all = try await client.alerts(limit: UInt32(kind == nil ? limit : ControlNames.listLimit))
+            return Array(all.filter { kind == nil || $0.kind == kind }.prefix(limit))
+        } disk: { store throws(RelayError) in
+            try store.alerts(limit: limit, kind: kind)
         }
-        return try JournalFile.open { store throws(RelayError) in try store.alerts(limit: limit, kind: kind) }
     }
 
     static func describe(_ entry: JournalEntry) -> String {
