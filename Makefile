@@ -39,7 +39,7 @@ locale:
 pot:
 	xgettext --no-wrap --language=C --keyword=localize --from-code=UTF-8 --package-name=ccrelay \
 		-o $(PO_DIR)/ccrelay.pot $$(grep -rl 'localize(' Sources --include=*.swift | sort)
-	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
+	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --backup=none --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 
 test: build deb
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest

@@ -22,10 +22,12 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         .target(name: "DBus", dependencies: ["CDBus"]),
-        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL"]),
+        // Reading the small files a user names (configuration, certificates) safely.
+        .target(name: "FileAccess"),
+        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "RelayCore", "FileAccess"]),
         .target(name: "RelayCore"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
-        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux", "CSQLite"]),
+        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux", "CSQLite", "FileAccess"]),
         .target(name: "RelayDaemon", dependencies: ["Relay", "DBus", "RelayCore", "CCProtocol", "CLinux"]),
         .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.

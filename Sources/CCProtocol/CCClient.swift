@@ -28,18 +28,32 @@ public final class CCClient: @unchecked Sendable {
         self.client = client
         base = try ServerURL(parsing: configuration.url)
         userAgent = "ccrelay/\(client.version) (\(client.platform))"
+        try Self.check(configuration)
+        easy = try Self.makeHandle(configuration, userAgent: userAgent, base: base)
+    }
+
+    /// The checks every configuration passes before it is used — by the
+    /// daemon at start and by `ccrelay config check`, through this one
+    /// function: the credential files (readable regular files, a private
+    /// key of the certificate, unencrypted, 0600, not expired), the CA file,
+    /// and the interface.
+    public static func check(_ configuration: ServerConfiguration) throws(ClientConfigurationError) {
+        _ = try ServerURL(parsing: configuration.url)
         if let certificate = configuration.certificate {
             let facts = try CredentialFiles.inspect(
                 certificate: certificate, key: configuration.key, passphrase: configuration.keyPassphrase)
             if facts.secondsUntilExpiry < 0 {
                 throw ClientConfigurationError(
-                    "the client certificate \(certificate) expired on \(facts.notAfterDate); get a new one from campus IT")
+                    "the client certificate \(certificate) expired on \(facts.notAfterDate); get a new one from campus IT",
+                    key: "auth.certificate")
             }
         }
-        if let caFile = configuration.caFile, access(caFile, R_OK) != 0 {
-            throw ClientConfigurationError("cannot read ca-file \(caFile): \(String(cString: strerror(errno)))")
+        if let caFile = configuration.caFile { try CredentialFiles.checkCertificateAuthorities(caFile) }
+        if let interface = configuration.interface, if_nametoindex(interface) == 0 {
+            throw ClientConfigurationError(
+                "there is no network interface '\(interface)' (ip link lists them); fix [server] interface or remove it",
+                key: "server.interface")
         }
-        easy = try Self.makeHandle(configuration, userAgent: userAgent, base: base)
     }
 
     private static func makeHandle(_ configuration: ServerConfiguration, userAgent: String, base: ServerURL) throws(ClientConfigurationError)
@@ -67,7 +81,8 @@ public final class CCClient: @unchecked Sendable {
             try easy.set(CURLOPT_SSLCERT, certificate, "certificate \(certificate)")
             try easy.set(CURLOPT_SSLCERTTYPE, configuration.certificateIsPKCS12 ? "P12" : "PEM", "the certificate type")
             if let key = configuration.key { try easy.set(CURLOPT_SSLKEY, key, "key \(key)") }
-            if let passphrase = configuration.keyPassphrase { try easy.set(CURLOPT_KEYPASSWD, passphrase, "the key passphrase") }
+            // Always set: without one, OpenSSL would prompt on the terminal for an encrypted key.
+            try easy.set(CURLOPT_KEYPASSWD, configuration.keyPassphrase ?? "", "the key passphrase")
         }
         _ = ccurl_setopt_write_function(easy.handle, appendBody)
         return easy

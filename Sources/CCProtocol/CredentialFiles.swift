@@ -1,4 +1,5 @@
 import COpenSSL
+import FileAccess
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,8 +17,11 @@ public struct CertificateFacts: Sendable, Hashable {
     public var daysUntilExpiry: Int64 { secondsUntilExpiry >= 0 ? secondsUntilExpiry / 86_400 : -1 - (-secondsUntilExpiry / 86_400) }
 }
 
-/// Checks the certificate and key files before they are used: readable,
-/// the private key readable by its owner alone, the certificate parseable.
+/// Checks the certificate, key and CA files before they are used: regular
+/// files (never opened in a way that blocks), readable, the private key
+/// readable by its owner alone, unencrypted (a library never prompts for a
+/// passphrase), a key that belongs to the certificate, a CA file that holds
+/// certificates. Every refusal names the file and the fix.
 public enum CredentialFiles {
     /// Reads `certificate` (PEM, or PKCS#12 by its `.p12`/`.pfx` name) and checks
     /// the file holding the private key (`key`, or the certificate file itself).
@@ -25,54 +29,84 @@ public enum CredentialFiles {
         -> CertificateFacts
     {
         let isPKCS12 = certificate.lowercased().hasSuffix(".p12") || certificate.lowercased().hasSuffix(".pfx")
-        let certificateBytes = try read(certificate, what: "certificate")
-        if let key {
-            _ = try read(key, what: "private key")
-            try checkPrivate(key)
-        } else if isPKCS12 || certificateBytes.contains(subsequence: Array("PRIVATE KEY-----".utf8)) {
-            try checkPrivate(certificate)
+        let certificateBytes = try read(certificate, what: "certificate", key: "auth.certificate")
+        let x509: OpaquePointer
+        let privateKey: OpaquePointer
+        if isPKCS12 {
+            try checkPrivate(certificate, key: "auth.certificate")
+            (x509, privateKey) = try parsePKCS12(certificateBytes, path: certificate, passphrase: passphrase)
         } else {
-            throw ClientConfigurationError(
-                "certificate \(certificate) holds no private key; set [auth] key to the file that has it")
+            x509 = try parsePEM(certificateBytes, path: certificate)
+            let keyPath = key ?? certificate
+            let keyBytes = key == nil ? certificateBytes : try read(keyPath, what: "private key", key: "auth.key")
+            guard key != nil || keyBytes.contains(subsequence: Array("PRIVATE KEY-----".utf8)) else {
+                X509_free(x509)
+                throw ClientConfigurationError(
+                    "certificate \(certificate) holds no private key; set [auth] key to the file that has it",
+                    key: "auth.certificate")
+            }
+            do {
+                try checkPrivate(keyPath, key: key == nil ? "auth.certificate" : "auth.key")
+                privateKey = try parseKey(keyBytes, path: keyPath, passphrase: passphrase, configKey: key == nil ? "auth.certificate" : "auth.key")
+            } catch {
+                X509_free(x509)
+                throw error
+            }
         }
-        let x509 = try isPKCS12
-            ? parsePKCS12(certificateBytes, path: certificate, passphrase: passphrase)
-            : parsePEM(certificateBytes, path: certificate)
-        defer { X509_free(x509) }
+        defer {
+            X509_free(x509)
+            EVP_PKEY_free(privateKey)
+        }
+        guard X509_check_private_key(x509, privateKey) == 1 else {
+            ERR_clear_error()
+            throw ClientConfigurationError(
+                "the private key \(key ?? certificate) does not belong to certificate \(certificate); set [auth] key to the key made with this certificate",
+                key: key == nil ? "auth.certificate" : "auth.key")
+        }
         var seconds: Int64 = 0
         guard let notAfter = X509_get0_notAfter(x509), copenssl_seconds_until(notAfter, &seconds) == 1 else {
-            throw ClientConfigurationError("certificate \(certificate) has an unreadable expiry date")
+            throw ClientConfigurationError("certificate \(certificate) has an unreadable expiry date", key: "auth.certificate")
         }
         return CertificateFacts(subject: subjectLine(x509), secondsUntilExpiry: seconds, notAfterDate: date(notAfter))
     }
 
-    private static func read(_ path: String, what: String) throws(ClientConfigurationError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw ClientConfigurationError("cannot read \(what) \(path): \(String(cString: strerror(errno)))")
+    /// Checks that `path` is a readable file of PEM CA certificates.
+    public static func checkCertificateAuthorities(_ path: String) throws(ClientConfigurationError) {
+        let bytes = try read(path, what: "ca-file", key: "server.ca-file")
+        let count = bytes.withUnsafeBytes { raw -> Int in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return 0 }
+            defer { BIO_free(bio) }
+            var count = 0
+            while let certificate = PEM_read_bio_X509(bio, nil, refusePassphrase, nil) {
+                X509_free(certificate)
+                count += 1
+            }
+            return count
         }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16_384)
-        while true {
-            let count = Glibc.read(fd, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk.prefix(count)
-            if bytes.count > 1 << 20 { throw ClientConfigurationError("\(what) \(path) is larger than 1 MiB") }
+        ERR_clear_error()
+        guard count > 0 else {
+            throw ClientConfigurationError(
+                "ca-file \(path) holds no PEM certificate; set it to the campus CA certificate (-----BEGIN CERTIFICATE-----)",
+                key: "server.ca-file")
         }
-        return bytes
+    }
+
+    private static func read(_ path: String, what: String, key: String) throws(ClientConfigurationError) -> [UInt8] {
+        switch BoundedFile.read(path, limit: 1 << 20) {
+        case .success(let bytes): return bytes
+        case .failure(let problem): throw ClientConfigurationError("cannot read \(what) \(path): \(problem)", key: key)
+        }
     }
 
     /// A private key others can read is refused, with the command that fixes it.
-    private static func checkPrivate(_ path: String) throws(ClientConfigurationError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw ClientConfigurationError("cannot read private key \(path): \(String(cString: strerror(errno)))")
+    private static func checkPrivate(_ path: String, key: String) throws(ClientConfigurationError) {
+        guard let mode = BoundedFile.mode(path) else {
+            throw ClientConfigurationError("cannot read private key \(path): \(String(cString: strerror(errno)))", key: key)
         }
-        if info.st_mode & 0o077 != 0 {
+        if mode & 0o077 != 0 {
             throw ClientConfigurationError(
-                "private key \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
+                "private key \(path) is readable by other users (mode \(String(mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)",
+                key: key)
         }
     }
 
@@ -80,33 +114,73 @@ public enum CredentialFiles {
         let x509 = bytes.withUnsafeBytes { raw -> OpaquePointer? in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
-            return PEM_read_bio_X509(bio, nil, nil, nil)
+            return PEM_read_bio_X509(bio, nil, refusePassphrase, nil)
         }
         guard let x509 else {
             ERR_clear_error()
-            throw ClientConfigurationError("certificate \(path) is not a PEM certificate")
+            throw ClientConfigurationError("certificate \(path) is not a PEM certificate", key: "auth.certificate")
         }
         return x509
     }
 
-    private static func parsePKCS12(_ bytes: [UInt8], path: String, passphrase: String?) throws(ClientConfigurationError)
-        -> OpaquePointer
+    /// The private key of a PEM file; an encrypted one is refused with the
+    /// command that removes the passphrase (nothing may prompt for it).
+    private static func parseKey(_ bytes: [UInt8], path: String, passphrase: String?, configKey: String)
+        throws(ClientConfigurationError) -> OpaquePointer
     {
+        let encrypted = bytes.contains(subsequence: Array("ENCRYPTED".utf8))
+        if encrypted && passphrase == nil {
+            throw ClientConfigurationError(
+                "private key \(path) is protected by a passphrase, which ccrelay cannot ask for; remove it with: openssl pkey -in \(path) -out \(path).plain && chmod 600 \(path).plain, and set [auth] key to that file",
+                key: configKey)
+        }
         let parsed = bytes.withUnsafeBytes { raw -> OpaquePointer? in
             guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
             defer { BIO_free(bio) }
-            guard let bundle = d2i_PKCS12_bio(bio, nil) else { return nil }
-            defer { PKCS12_free(bundle) }
-            var key: OpaquePointer?
-            var certificate: OpaquePointer?
-            guard PKCS12_parse(bundle, passphrase ?? "", &key, &certificate, nil) == 1 else { return nil }
-            EVP_PKEY_free(key)
-            return certificate
+            guard let passphrase else { return PEM_read_bio_PrivateKey(bio, nil, refusePassphrase, nil) }
+            return passphrase.withCString { text in
+                PEM_read_bio_PrivateKey(bio, nil, nil, UnsafeMutableRawPointer(mutating: text))
+            }
         }
         guard let parsed else {
             ERR_clear_error()
             throw ClientConfigurationError(
-                "cannot open PKCS#12 bundle \(path): not PKCS#12, or the passphrase is wrong")
+                encrypted
+                    ? "private key \(path) cannot be opened with its passphrase"
+                    : "\(path) holds no PEM private key (-----BEGIN PRIVATE KEY-----); set [auth] key to the file that has the key",
+                key: configKey)
+        }
+        return parsed
+    }
+
+    private static func parsePKCS12(_ bytes: [UInt8], path: String, passphrase: String?) throws(ClientConfigurationError)
+        -> (OpaquePointer, OpaquePointer)
+    {
+        var isBundle = false
+        let parsed = bytes.withUnsafeBytes { raw -> (OpaquePointer, OpaquePointer)? in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
+            defer { BIO_free(bio) }
+            guard let bundle = d2i_PKCS12_bio(bio, nil) else { return nil }
+            isBundle = true
+            defer { PKCS12_free(bundle) }
+            var key: OpaquePointer?
+            var certificate: OpaquePointer?
+            guard PKCS12_parse(bundle, passphrase ?? "", &key, &certificate, nil) == 1, let key, let certificate else {
+                EVP_PKEY_free(key)
+                X509_free(certificate)
+                return nil
+            }
+            return (certificate, key)
+        }
+        ERR_clear_error()
+        guard let parsed else {
+            throw ClientConfigurationError(
+                !isBundle
+                    ? "certificate \(path) is not a PKCS#12 bundle (or it holds no key and certificate)"
+                    : passphrase == nil
+                        ? "PKCS#12 bundle \(path) is protected by a password, which ccrelay cannot use from the configuration; convert it with: openssl pkcs12 -in \(path) -noenc -out \(path).pem && chmod 600 \(path).pem, and set [auth] certificate to that file"
+                        : "PKCS#12 bundle \(path) cannot be opened with its passphrase",
+                key: "auth.certificate")
         }
         return parsed
     }
@@ -134,4 +208,11 @@ extension Array where Element == UInt8 {
         guard subsequence.count <= count else { return false }
         return (0...(count - subsequence.count)).contains { self[$0..<($0 + subsequence.count)].elementsEqual(subsequence) }
     }
+}
+
+/// OpenSSL's passphrase callback that never prompts: without it, OpenSSL
+/// asks on the terminal ("Enter PEM pass phrase:"), and under systemd it
+/// would wait or fail silently.
+private let refusePassphrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+    _, _, _, _ in 0
 }

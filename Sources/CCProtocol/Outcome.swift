@@ -1,3 +1,5 @@
+import RelayCore
+
 /// Every way a CC/1 exchange can end, in the terms the state machine acts on.
 public enum Outcome: Sendable, Hashable {
     /// Login succeeded.
@@ -37,13 +39,17 @@ public enum TransportFailure: Sendable, Hashable {
     case connectionLost(String)
     /// No answer in time.
     case timeout
-    /// The server's certificate is not trusted (often a captive portal).
-    case serverCertificateUntrusted(String)
-    /// The server's key does not match `pinned-key` (often a captive portal).
-    case pinMismatch
-    /// The client certificate or key could not be used (or the server's TLS refused it).
-    case clientCertificate(String)
-    /// The answer broke CC/1: bad JSON, over 64 KiB, an unexpected status.
+    /// The server's certificate or key could not be verified (often a
+    /// captive portal); nothing was sent.
+    case serverUntrusted(ServerTrustProblem, String)
+    /// The server refused the client certificate with a TLS alert.
+    case clientCertificateRefused(HandshakeRefusal, String)
+    /// The client certificate, its key or the CA file cannot be used (a
+    /// key that does not match, a file of the wrong kind): the user must act.
+    case credentialFilesUnusable(String)
+    /// The answer is larger than CC/1 allows (64 KiB).
+    case replyTooLarge
+    /// The answer broke CC/1: bad JSON, an unexpected status.
     case protocolError(String)
 }
 

@@ -47,8 +47,17 @@ public struct ServerConfiguration: Sendable, Hashable {
 /// A configuration the client refuses, with the reason and the fix.
 public struct ClientConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
-    public init(_ message: String) { self.message = message }
+    /// The configuration key at fault (`group.key`, such as `auth.key`), so
+    /// that the message can name its line.
+    public var key: String?
+    public init(_ message: String, key: String? = nil) {
+        self.message = message
+        self.key = key
+    }
     public var description: String { message }
+
+    /// A problem with `[server] url`.
+    static func url(_ message: String) -> ClientConfigurationError { ClientConfigurationError(message, key: "server.url") }
 }
 
 /// The parts of the server URL the client checks.
@@ -60,10 +69,10 @@ struct ServerURL {
 
     /// Parses with libcurl's own URL parser; plain http only to loopback.
     init(parsing text: String) throws(ClientConfigurationError) {
-        guard let handle = curl_url() else { throw ClientConfigurationError("out of memory parsing the server URL") }
+        guard let handle = curl_url() else { throw ClientConfigurationError("out of memory parsing the server URL", key: "server.url") }
         defer { curl_url_cleanup(handle) }
         guard curl_url_set(handle, CURLUPART_URL, text, 0) == CURLUE_OK else {
-            throw ClientConfigurationError("server url '\(text)' is not a URL; write it like https://cc.campus.example/")
+            throw ClientConfigurationError.url("server url '\(text)' is not a URL; write it like https://cc.campus.example/")
         }
         func part(_ which: CURLUPart) -> String? {
             var value: UnsafeMutablePointer<CChar>?
@@ -73,15 +82,18 @@ struct ServerURL {
         }
         scheme = (part(CURLUPART_SCHEME) ?? "").lowercased()
         host = (part(CURLUPART_HOST) ?? "").lowercased()
+        guard !host.isEmpty else {
+            throw ClientConfigurationError.url("server url '\(text)' has no host name; write it like https://cc.campus.example/")
+        }
         guard scheme == "https" || scheme == "http" else {
-            throw ClientConfigurationError("server url '\(text)' must start with https://")
+            throw ClientConfigurationError.url("server url '\(text)' must start with https://")
         }
         if scheme == "http" && !ServerURL.isLoopback(host) {
-            throw ClientConfigurationError(
+            throw ClientConfigurationError.url(
                 "server url '\(text)' uses plain http, which is only allowed to a loopback address; use https://")
         }
         if part(CURLUPART_QUERY) != nil || part(CURLUPART_FRAGMENT) != nil {
-            throw ClientConfigurationError("server url '\(text)' must not have a query or fragment")
+            throw ClientConfigurationError.url("server url '\(text)' must not have a query or fragment")
         }
         base = text.hasSuffix("/") ? text : text + "/"
     }

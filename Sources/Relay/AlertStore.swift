@@ -13,9 +13,11 @@ import Glibc
 /// Every change is one transaction: a process killed at any point leaves
 /// each alert and acknowledgement either fully recorded or not begun. The
 /// daemon and the CLI may use the file at the same time (WAL; writers wait
-/// up to `busyTimeout` for each other). A corrupt or foreign file is moved
-/// aside (`alerts.db.broken-<time>`) with a message and a fresh one is made;
-/// a file another process keeps locked is left alone (the open fails).
+/// up to `busyTimeout` for each other). A file SQLite reports corrupt, or a
+/// database of another program (another `application_id`, or tables of its
+/// own), is moved aside (`alerts.db.broken-<time>`) with a message and a
+/// fresh one is made. A file another process keeps locked, or on a full,
+/// read-only or failing disk, is left alone: the open fails with that cause.
 /// Confinement: one store per thread of use (the daemon's queue, or the CLI).
 public final class AlertStore {
     private var database: SQLiteDatabase
@@ -48,9 +50,12 @@ public final class AlertStore {
         try Self.makeDirectory(directory)
         do {
             database = try Self.open(path, busyTimeout: busyTimeout)
-        } catch where error.isBusy {
+        } catch where error.cause == .busy {
             // Locked by another process for longer than busyTimeout: the file is fine.
-            throw RelayError("\(path) is locked by another process: \(error)", isBusy: true)
+            throw RelayError("\(path) is locked by another process: \(error)", cause: .busy)
+        } catch where error.cause != .damaged {
+            // A full, read-only or failing disk: the file may be perfectly healthy.
+            throw RelayError("\(path) cannot be used now: \(error)", cause: error.cause)
         } catch {
             let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
             rename(path, aside)
@@ -70,15 +75,20 @@ public final class AlertStore {
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
         let application = try database.integer("PRAGMA application_id")
         let version = try database.integer("PRAGMA user_version")
-        guard application == 0 && version == 0 || application == applicationID else {
-            throw RelayError("not a ccrelay database (application_id \(application))")
+        let tables = try database.integer("SELECT count(*) FROM sqlite_master")
+        guard application == 0 && version == 0 && tables == 0 || application == applicationID else {
+            throw RelayError("not a ccrelay database (application_id \(application), \(tables) schema objects)", cause: .damaged)
         }
         guard version <= schemaVersion else {
-            throw RelayError("written by a newer ccrelay (schema \(version))")
+            throw RelayError("written by a newer ccrelay (schema \(version))", cause: .damaged)
         }
         try migrate(database, from: version)
         // Reading every table proves the file is whole before the daemon relies on it.
-        _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session)")
+        do {
+            _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session)")
+        } catch where error.cause == .other {
+            throw RelayError("a ccrelay database without its tables: \(error)", cause: .damaged)
+        }
         return database
     }
 
@@ -138,16 +148,25 @@ public final class AlertStore {
     /// that add nothing to the badge (back online) are recorded as acknowledged.
     @discardableResult
     public func record(_ alert: Alert, notice: String? = nil, at time: Double = AlertStore.now) throws(RelayError) -> Int64 {
+        try record([(alert, notice)], at: time)
+    }
+
+    /// Records several alerts in one transaction (the notices of one reply);
+    /// returns the row id of the last.
+    @discardableResult
+    public func record(_ alerts: [(Alert, notice: String?)], at time: Double = AlertStore.now) throws(RelayError) -> Int64 {
         try database.transaction { () throws(RelayError) -> Int64 in
-            let read = alert.kind.badgeIncrement == 0
-            try database.run(
-                "INSERT INTO alerts (kind, title, body, urgency, posted_at, acknowledged, acknowledged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [.text(alert.kind.rawValue), .text(alert.title), .text(alert.body), .integer(Int64(alert.urgency.rawValue)),
-                 .real(time), .integer(read ? 1 : 0), read ? .real(time) : .null])
-            let row = database.lastInsertedRow
-            if let notice {
-                try database.run("INSERT OR IGNORE INTO notices_seen (id, shown_at) VALUES (?, ?)", [.text(notice), .real(time)])
+            for (alert, notice) in alerts {
+                let read = alert.kind.badgeIncrement == 0
+                try database.run(
+                    "INSERT INTO alerts (kind, title, body, urgency, posted_at, acknowledged, acknowledged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [.text(alert.kind.rawValue), .text(alert.title), .text(alert.body), .integer(Int64(alert.urgency.rawValue)),
+                     .real(time), .integer(read ? 1 : 0), read ? .real(time) : .null])
+                if let notice {
+                    try database.run("INSERT OR IGNORE INTO notices_seen (id, shown_at) VALUES (?, ?)", [.text(notice), .real(time)])
+                }
             }
+            let row = database.lastInsertedRow
             try prune()
             return row
         }
@@ -206,14 +225,24 @@ public final class AlertStore {
             """, values
         ) { row in
             // A kind written by a newer ccrelay is shown as a notice rather than hidden.
+            // Values read back are bounded like network input.
             let kind = AlertKind(rawValue: row.text(1)) ?? .notice
             entries.append(JournalEntry(
-                id: row.integer(0), kind: kind, title: row.text(2), body: row.text(3),
-                urgency: Urgency(rawValue: UInt8(clamping: row.integer(4))) ?? .normal, postedAt: row.real(5),
+                id: row.integer(0), kind: kind, title: row.text(2, limit: Self.textLimit),
+                body: row.text(3, limit: Self.textLimit),
+                urgency: Urgency(rawValue: UInt8(clamping: row.integer(4))) ?? .normal, postedAt: Self.time(row.real(5)) ?? 0,
                 notificationID: row.isNull(6) ? nil : UInt32(clamping: row.integer(6)), acknowledged: row.integer(7) != 0,
-                acknowledgedAt: row.isNull(8) ? nil : row.real(8)))
+                acknowledgedAt: row.isNull(8) ? nil : Self.time(row.real(8))))
         }
         return entries
+    }
+
+    /// The longest title or body read back (an alert's own limit is 1,000).
+    static let textLimit = 4_000
+
+    /// A time read back: finite, from 1970 to the year 9999, else nil.
+    static func time(_ value: Double) -> Double? {
+        value.isFinite && value >= 0 && value < 253_402_300_800 ? value : nil
     }
 
     // MARK: Session

@@ -1,3 +1,4 @@
+import FileAccess
 import FoundationEssentials
 import RelayCore
 #if canImport(Glibc)
@@ -18,32 +19,25 @@ public enum ConfigurationFile {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// Reads and parses `path`. A missing or unreadable file, or one that
-    /// group or others may read, is an error (it names the file and the fix).
+    /// Reads and parses `path`. A missing or unreadable file, one that is
+    /// not a regular file (a directory, a FIFO: never opened in a way that
+    /// could block), or one that group or others may read, is an error that
+    /// names the file and the fix.
     public static func load(_ path: String) -> ConfigurationParser.Result {
         func failure(_ message: String) -> ConfigurationParser.Result {
             .init(configuration: nil, errors: [.init(file: path, line: 0, message: message)], warnings: [])
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            return failure("cannot read the configuration: \(String(cString: strerror(errno))); create it (see README, Configuration)")
+        let bytes: [UInt8]
+        switch BoundedFile.read(path, limit: 1 << 20) {
+        case .success(let read): bytes = read
+        case .failure(.missing(let reason)):
+            return failure("cannot read the configuration: \(reason); create it (see ccrelay(1), CONFIGURATION)")
+        case .failure(let problem): return failure("cannot read the configuration: \(problem)")
         }
-        if info.st_mode & 0o077 != 0 {
-            return failure("the configuration may be read by other users (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
+        if let mode = BoundedFile.mode(path), mode & 0o077 != 0 {
+            return failure("the configuration may be read by other users (mode \(String(mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return failure("cannot read the configuration: \(String(cString: strerror(errno)))")
-        }
-        guard data.count <= 1 << 20 else { return failure("the configuration is larger than 1 MiB") }
-        guard let text = String(validatingUTF8: data) else { return failure("the configuration is not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return failure("the configuration is not UTF-8 text") }
         return ConfigurationParser.parse(text, file: path, home: home())
-    }
-}
-
-extension String {
-    init?(validatingUTF8 data: Data) {
-        let bytes = [UInt8](data)
-        guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
-        self = text
     }
 }

@@ -23,8 +23,12 @@ public struct DaemonStatus: Sendable, Hashable {
     /// The address granted outside access ("" before a login).
     public var ip: String
     public var server: String
-    /// What went wrong last ("" when nothing has).
+    /// What went wrong last, as a sentence for people ("" when nothing has).
     public var lastError: String
+    /// The same as a stable code for scripts ("" when nothing has; the README lists them).
+    public var lastErrorCode: String
+    /// Seconds until the next request (0 while one is under way); nil when none is planned.
+    public var nextAttempt: Int64?
     /// The keep-alive interval and timeout the server asked for (seconds).
     public var interval: UInt32
     public var timeout: UInt32
@@ -34,7 +38,8 @@ public struct DaemonStatus: Sendable, Hashable {
     public var version: String
 
     public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
-                lastError: String, interval: UInt32, timeout: UInt32, location: String, version: String) {
+                lastError: String, lastErrorCode: String = "", nextAttempt: Int64? = nil, interval: UInt32,
+                timeout: UInt32, location: String, version: String) {
         self.state = state
         self.badge = badge
         self.urgent = urgent
@@ -42,20 +47,24 @@ public struct DaemonStatus: Sendable, Hashable {
         self.ip = ip
         self.server = server
         self.lastError = lastError
+        self.lastErrorCode = lastErrorCode
+        self.nextAttempt = nextAttempt
         self.interval = interval
         self.timeout = timeout
         self.location = location
         self.version = version
     }
 
-    /// The `a{sv}` of `GetStatus`; `remaining` is left out when there is no session.
+    /// The `a{sv}` of `GetStatus`; `remaining` and `next_attempt` are left out when they have no value.
     public var dictionary: [String: Variant] {
         var entries: [String: Variant] = [
             "state": Variant(state), "badge": Variant(badge), "urgent": Variant(urgent), "ip": Variant(ip),
-            "server": Variant(server), "last_error": Variant(lastError), "interval": Variant(interval),
+            "server": Variant(server), "last_error": Variant(lastError), "last_error_code": Variant(lastErrorCode),
+            "interval": Variant(interval),
             "timeout": Variant(timeout), "location": Variant(location), "version": Variant(version),
         ]
         if let remaining { entries["remaining"] = Variant(remaining) }
+        if let nextAttempt { entries["next_attempt"] = Variant(nextAttempt) }
         return entries
     }
 
@@ -68,6 +77,8 @@ public struct DaemonStatus: Sendable, Hashable {
         ip = dictionary["ip"]?.get(String.self) ?? ""
         server = dictionary["server"]?.get(String.self) ?? ""
         lastError = dictionary["last_error"]?.get(String.self) ?? ""
+        lastErrorCode = dictionary["last_error_code"]?.get(String.self) ?? ""
+        nextAttempt = dictionary["next_attempt"]?.get(Int64.self)
         interval = dictionary["interval"]?.get(UInt32.self) ?? 0
         timeout = dictionary["timeout"]?.get(UInt32.self) ?? 0
         location = dictionary["location"]?.get(String.self) ?? "off"

@@ -68,6 +68,21 @@ public struct SessionSnapshot: Sendable, Hashable, CustomStringConvertible {
         self.deadline = deadline
     }
 
+    /// Why this snapshot (read back from the store) cannot be used at wall
+    /// time `now`, or nil when it can: it is checked like network input.
+    public func problem(now: Double) -> String? {
+        guard SessionToken.isValid(token) else { return "its token is not a valid CC/1 token" }
+        guard ServerTiming.intervals.contains(interval), ServerTiming.timeouts.contains(timeout) else {
+            return "its interval \(interval) or timeout \(timeout) is out of bounds"
+        }
+        guard seq <= 1 << 53 else { return "its seq \(seq) is out of bounds" }
+        guard deadline.isFinite, deadline - now <= Double(timeout) + 60 else {
+            return "its deadline \(deadline) is not within its timeout from now"
+        }
+        guard ip.utf8.count <= 64, ip.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) else { return "its address is not printable" }
+        return nil
+    }
+
     public var description: String {
         "SessionSnapshot(server: \(server), account: \(account), token: <redacted>, ip: \(ip), seq: \(seq), deadline: \(deadline))"
     }

@@ -18,6 +18,11 @@ struct SQLiteRow {
     func text(_ column: Int32) -> String {
         sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
     }
+    /// Text cut to `limit` characters: a value read back is bounded like network input.
+    func text(_ column: Int32, limit: Int) -> String {
+        let value = text(column)
+        return value.count > limit ? String(value.prefix(limit)) : value
+    }
 }
 
 /// A SQLite connection: the funnel every call into libsqlite3 goes through.
@@ -29,8 +34,9 @@ final class SQLiteDatabase {
     /// also when opening fails (sqlite3_open_v2 hands one out even then).
     init(path: String) throws(RelayError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-        guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
-            let error = RelayError("cannot open \(path): \(lastError)")
+        let result = sqlite3_open_v2(path, &handle, flags, nil)
+        guard result == SQLITE_OK else {
+            let error = RelayError("cannot open \(path): \(lastError)", cause: Self.cause(of: result & 0xff))
             close()
             throw error
         }
@@ -48,10 +54,22 @@ final class SQLiteDatabase {
 
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
 
-    /// The last failure as an error, marked busy when another connection holds a lock.
+    /// The last failure as an error, its cause read from SQLite's result code.
     private func failure(_ text: String? = nil) -> RelayError {
         let code = handle.map { sqlite3_errcode($0) & 0xff } ?? SQLITE_NOMEM
-        return RelayError(text ?? lastError, isBusy: code == SQLITE_BUSY || code == SQLITE_LOCKED)
+        return RelayError(text ?? lastError, cause: Self.cause(of: code))
+    }
+
+    /// What a primary result code means for the file.
+    static func cause(of code: Int32) -> RelayError.Cause {
+        switch code {
+        case SQLITE_BUSY, SQLITE_LOCKED: .busy
+        case SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_NOMEM, SQLITE_PROTOCOL,
+            SQLITE_AUTH, SQLITE_NOLFS:
+            .unavailable
+        case SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_FORMAT: .damaged
+        default: .other
+        }
     }
 
     /// Runs one or more statements without parameters.

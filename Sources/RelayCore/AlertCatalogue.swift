@@ -8,6 +8,8 @@ public enum AlertSubject: Sendable, Hashable {
     case locationOff(LocationOff)
     case locationTooCoarse(LocationTooCoarse)
     case credentials(CredentialProblem)
+    /// The campus server's identity could not be verified; nothing was sent to it.
+    case serverUntrusted(ServerTrustProblem)
     /// A campus notice: the server's plain text.
     case notice(id: String, title: String, body: String, urgency: Urgency)
     case backOnline
@@ -21,6 +23,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .locationOff: .locationOff
         case .locationTooCoarse: .locationTooCoarse
         case .credentials: .credentials
+        case .serverUntrusted: .serverUntrusted
         case .notice: .notice
         case .backOnline: .backOnline
         }
@@ -36,6 +39,14 @@ public enum CredentialProblem: Sendable, Hashable {
     case accountDisabled
     case quotaExhausted
     case onlineElsewhere
+    /// The server refused the certificate in the TLS handshake.
+    case refusedInHandshake(HandshakeRefusal)
+    /// The certificate, key or CA file cannot be used; `detail` names the
+    /// file and the fix (English, from the file check).
+    case unusableFiles(detail: String)
+
+    /// Announces trouble ahead while logging in still works.
+    public var isWarning: Bool { if case .certificateExpiring = self { true } else { false } }
 }
 
 /// The texts and presentation of every alert. Strings are English message
@@ -97,10 +108,22 @@ public enum AlertCatalogue {
                 kind: .locationTooCoarse, title: localize("Location services not set up correctly"),
                 body: body,
                 urgency: .normal, actions: [openAction])
+        case .credentials(let problem) where problem.isWarning:
+            // A warning while all still works, not a refusal: its own title.
+            return Alert(
+                kind: .credentials, title: localize("Student certificate expires soon"), body: credentialText(problem, localize),
+                urgency: .critical, actions: [openAction])
         case .credentials(let problem):
             return Alert(
                 kind: .credentials, title: localize("Campus login refused"), body: credentialText(problem, localize),
                 urgency: .critical, actions: [openAction])
+        case .serverUntrusted(let problem):
+            return Alert(
+                kind: .serverUntrusted, title: localize("Campus server not trusted"),
+                body: fill(
+                    localize("The campus server's identity could not be verified (%s), so nothing was sent to it. This is usually a captive portal: log in to it in a browser. Otherwise check [server] ca-file and pinned-key in ccrelay.conf. ccrelay keeps trying."),
+                    trustText(problem, localize)),
+                urgency: .normal, actions: [openAction])
         case .notice(_, let title, let body, let urgency):
             return Alert(kind: .notice, title: title, body: body, urgency: urgency, actions: [openAction])
         case .backOnline:
@@ -118,6 +141,18 @@ public enum AlertCatalogue {
             localize("Your student certificate has expired. Get a new one from campus IT and set it in ccrelay.conf.")
         case .certificateExpiring(let days):
             fill(localize("Your student certificate expires in %s days. Renew it with campus IT before then."), String(days))
+        case .refusedInHandshake(.unknownAuthority):
+            localize("The campus server does not accept certificates from your certificate's issuer. Check that [auth] certificate in ccrelay.conf is the one campus IT gave you.")
+        case .refusedInHandshake(.expired):
+            localize("The campus server says your student certificate has expired or is not valid yet. Check this computer's clock, or get a new certificate from campus IT.")
+        case .refusedInHandshake(.revoked):
+            localize("The campus server says your student certificate was revoked. Get a new one from campus IT.")
+        case .refusedInHandshake(.required):
+            localize("The campus server requires a student certificate. Set [auth] certificate in ccrelay.conf.")
+        case .refusedInHandshake(.notAccepted):
+            localize("The campus server refused your student certificate during the secure connection. Check [auth] certificate and key in ccrelay.conf, or get a new certificate from campus IT.")
+        case .unusableFiles(let detail):
+            fill(localize("ccrelay cannot use your certificate files: %s. Fix it, then run: ccrelay login"), detail)
         case .badPassword:
             localize("The server refused your user name or password. Save the right password with: ccrelay login --save-password")
         case .accountDisabled:
@@ -126,6 +161,16 @@ public enum AlertCatalogue {
             localize("Your campus network quota is used up.")
         case .onlineElsewhere:
             localize("Your account is online on another device. Log out there, then log in again here.")
+        }
+    }
+
+    private static func trustText(_ problem: ServerTrustProblem, _ localize: (String) -> String) -> String {
+        switch problem {
+        case .unknownIssuer: localize("its certificate is not from a trusted authority")
+        case .expired: localize("its certificate has expired or is not valid yet")
+        case .wrongName: localize("its certificate is for another name")
+        case .pinMismatch: localize("its key does not match pinned-key")
+        case .other: localize("its certificate could not be checked")
         }
     }
 
@@ -150,6 +195,7 @@ public enum AlertCatalogue {
         .locationOff(.disabled),
         .locationTooCoarse(.approximate),
         .credentials(.certificateExpiring(days: 3)),
+        .serverUntrusted(.unknownIssuer),
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
     ]
@@ -157,6 +203,6 @@ public enum AlertCatalogue {
     /// Every credential problem, for checking that every text has a translation.
     public static let allCredentialProblems: [CredentialProblem] = [
         .certificateRejected, .certificateExpired, .certificateExpiring(days: 3), .badPassword, .accountDisabled,
-        .quotaExhausted, .onlineElsewhere,
-    ]
+        .quotaExhausted, .onlineElsewhere, .unusableFiles(detail: "example"),
+    ] + HandshakeRefusal.allCases.map { .refusedInHandshake($0) }
 }

@@ -8,6 +8,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case locationOff = "location-off"
     case locationTooCoarse = "location-too-coarse"
     case credentials = "credentials"
+    case serverUntrusted = "server-untrusted"
     case notice = "notice"
     case backOnline = "back-online"
 
@@ -18,6 +19,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
         case .keepAliveFailing: "network.error"
         case .locationDenied, .locationOff, .locationTooCoarse: "x-ccrelay.location"
         case .credentials: "x-ccrelay.auth"
+        case .serverUntrusted: "x-ccrelay.trust"
         case .notice: "x-ccrelay.notice"
         case .backOnline: "network.connected"
         }

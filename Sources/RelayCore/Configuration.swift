@@ -24,6 +24,9 @@ public struct Configuration: Sendable, Hashable {
     public var locationMode: LocationMode = .auto
     public var locationSource: LocationSource = .auto
     public var notices = true
+    /// The line each key was set on (`group.key`, such as `auth.key`), so
+    /// that later checks of the value can name it.
+    public var lines: [String: Int] = [:]
 }
 
 /// A problem in the configuration file, located by line.
@@ -66,9 +69,20 @@ public enum ConfigurationParser {
         func error(_ line: Int, _ message: String) { errors.append(.init(file: file, line: line, message: message)) }
         func warn(_ line: Int, _ message: String) { warnings.append(.init(file: file, line: line, message: message)) }
 
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // A UTF-8 byte-order mark and CRLF line ends (files from Windows
+        // editors) just work. Lines are split on scalars: "\r\n" is one
+        // Character in Swift, so splitting Characters on "\n" would not split it.
+        var scalars = Substring(text).unicodeScalars
+        if scalars.first == "\u{FEFF}" { scalars = scalars.dropFirst() }
+        for (index, rawScalars) in scalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
-            let line = stripComment(rawLine).trimmed
+            var lineScalars = rawScalars
+            if lineScalars.last == "\r" { lineScalars = lineScalars.dropLast() }
+            if lineScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) {
+                error(number, "the line holds a control character (a NUL byte?); remove it")
+                continue
+            }
+            let line = stripComment(Substring(lineScalars)).trimmed
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else {
@@ -114,6 +128,7 @@ public enum ConfigurationParser {
         if configuration.certificate == nil && configuration.user == nil && seen["server.url"] != nil {
             warnings.append(.init(file: file, line: 0, message: "neither [auth] certificate nor [auth] user is set; the server must accept anonymous logins"))
         }
+        configuration.lines = seen
         return Result(configuration: errors.isEmpty ? configuration : nil, errors: errors, warnings: warnings)
     }
 

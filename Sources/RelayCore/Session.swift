@@ -13,6 +13,9 @@ public struct Session: Sendable {
     public private(set) var deadline: Instant?
     public private(set) var interval: Duration = .seconds(60)
     public private(set) var timeout: Duration = .seconds(180)
+    /// What the server last granted, bounded (`interval`/`timeout` follow from them).
+    private var grantedInterval = 60
+    private var grantedTimeout = 180
     /// Ids of notices already shown, ever.
     public private(set) var noticesSeen: Set<String>
 
@@ -34,6 +37,10 @@ public struct Session: Sendable {
     private var restoredUnconfirmed = false
     private var logoutAlertShown = false
     private var credentialsAlertShown = false
+    private var untrustedAlertShown = false
+    /// The user logged out while a login was in flight: a session that login
+    /// wins is ended at once (the user's last word wins).
+    private var endGrantedSession = false
     /// The user wants to be online (from start until logout or a refusal).
     private var wanted = false
     private var networkUp = true
@@ -50,13 +57,26 @@ public struct Session: Sendable {
     /// Seconds until the deadline, or nil without a session.
     public func remaining(at now: Instant) -> Duration? { deadline.map { $0 - now } }
 
+    /// Time until the next request goes out: zero while one is in flight,
+    /// nil when none is planned (logged out, offline, no network, asleep).
+    public func nextAttempt(at now: Instant) -> Duration? {
+        if inFlight != nil { return .zero }
+        guard !asleep, networkUp, let nextSend else { return nil }
+        return max(nextSend - now, .zero)
+    }
+
     /// Handles one event at `now` and returns what to do, in order.
     public mutating func handle(_ event: SessionEvent, at now: Instant) -> [SessionEffect] {
         var effects: [SessionEffect] = []
         switch event {
         case .start:
             wanted = true
-            if inFlight == nil && deadline == nil { beginLogin(now, &effects) }
+            endGrantedSession = false
+            if inFlight == nil && deadline == nil {
+                // A user command starts a new phase: no back-off carried over.
+                failures = 0
+                beginLogin(now, &effects)
+            }
         case .restore(let restored):
             wanted = true
             guard inFlight == nil && deadline == nil else { break }
@@ -64,9 +84,10 @@ public struct Session: Sendable {
                 beginLogin(now, &effects)
                 break
             }
-            interval = .seconds(restored.interval)
-            timeout = .seconds(restored.timeout)
-            deadline = now + restored.remaining
+            (interval, timeout) = ServerTiming.effective(interval: restored.interval, timeout: restored.timeout)
+            grantedInterval = restored.interval
+            grantedTimeout = restored.timeout
+            deadline = now + min(restored.remaining, timeout)
             seq = restored.seq
             pendingSeq = nil
             restoredUnconfirmed = true
@@ -75,12 +96,27 @@ public struct Session: Sendable {
         case .timerFired:
             onTimer(now, &effects)
         case .loginAnswered(let reply):
+            guard inFlight == .login else { break }
             inFlight = nil
             restoredUnconfirmed = false
-            loginAnswered(reply, now, &effects)
+            if wanted {
+                loginAnswered(reply, now, &effects)
+            } else if case .loggedIn = reply, endGrantedSession {
+                // Logged out while this login was under way: end what it won.
+                endGrantedSession = false
+                effects.append(.sendLogout)
+            }
         case .keepAliveAnswered(let reply):
+            guard inFlight == .keepAlive else { break }
             inFlight = nil
-            keepAliveAnswered(reply, now, &effects)
+            if deadline != nil && wanted {
+                keepAliveAnswered(reply, now, &effects)
+            } else if wanted {
+                // The session ended while this keep-alive was under way (a
+                // logout, then a login asked for): that login goes out now.
+                failures = 0
+                beginLogin(now, &effects)
+            }
         case .sleeping:
             prepareForSleep(now, &effects)
         case .resumed:
@@ -90,10 +126,13 @@ public struct Session: Sendable {
         case .logout, .stop:
             let logout = event == .logout || settings.logoutOnExit
             if logout && deadline != nil { effects.append(.sendLogout) }
-            if event == .logout || logout { deadline = nil }
+            if logout { deadline = nil }
+            // A login under way is answered later: what it wins is ended then.
+            if logout && inFlight == .login { endGrantedSession = true }
+            if event == .stop { inFlight = nil }
             wanted = false
-            inFlight = nil
             nextSend = nil
+            pendingSeq = nil
             set(.offline, &effects)
             effects.append(.cancelTimer)
             return effects
@@ -117,19 +156,23 @@ public struct Session: Sendable {
         inFlight = .login
         nextSend = nil
         set(.loggingIn, &effects)
-        effects.append(.sendLogin(timeout: settings.requestTimeout))
+        // A login that hangs must not hold up the next try for longer than an
+        // interval (a server that has just healed answers the next one).
+        effects.append(.sendLogin(timeout: min(settings.requestTimeout, max(interval, settings.minimumLoginTimeout))))
     }
 
     private mutating func loginAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
         switch reply {
-        case .loggedIn(let grantedInterval, let grantedTimeout, let notices):
-            interval = .seconds(grantedInterval)
-            timeout = .seconds(grantedTimeout)
+        case .loggedIn(let newInterval, let newTimeout, let notices):
+            grantedInterval = newInterval
+            grantedTimeout = newTimeout
+            (interval, timeout) = ServerTiming.effective(interval: newInterval, timeout: newTimeout)
             deadline = now + timeout
             seq = 0
             pendingSeq = nil
             nextSend = now + interval
             recovered(&effects)
+            trusted(&effects)
             if credentialsAlertShown {
                 credentialsAlertShown = false
                 effects.append(.close(.credentials))
@@ -148,15 +191,20 @@ public struct Session: Sendable {
             set(.loggedOut, &effects)
         case .noNetwork:
             failures += 1
-            nextSend = now + backoff(cap: settings.backoffCap)
+            nextSend = now + backoff(cap: loginBackoffCap)
             set(.noNetwork, &effects)
         case .rateLimited(let retryAfter):
             failures += 1
-            nextSend = now + max(backoff(cap: settings.backoffCap), .seconds(retryAfter ?? 0))
+            nextSend = now + max(backoff(cap: loginBackoffCap), ServerTiming.retryAfter(retryAfter))
+            set(.loggingIn, &effects)
+        case .untrusted(let problem):
+            failures += 1
+            nextSend = now + settings.backoffCap
+            distrusted(problem, &effects)
             set(.loggingIn, &effects)
         case .transientFailure, .loggedOut, .accepted:
             failures += 1
-            nextSend = now + backoff(cap: settings.backoffCap)
+            nextSend = now + backoff(cap: loginBackoffCap)
             if recovering && !logoutAlertShown {
                 // The session is gone and winning it back failed: tell the user once.
                 logoutAlertShown = true
@@ -186,12 +234,14 @@ public struct Session: Sendable {
         switch reply {
         case .accepted(let newInterval, let newTimeout, let notices):
             restoredUnconfirmed = false
-            if let newInterval { interval = .seconds(newInterval) }
-            if let newTimeout { timeout = .seconds(newTimeout) }
+            grantedInterval = newInterval ?? grantedInterval
+            grantedTimeout = newTimeout ?? grantedTimeout
+            (interval, timeout) = ServerTiming.effective(interval: grantedInterval, timeout: grantedTimeout)
             deadline = now + timeout
             pendingSeq = nil
             nextSend = now + interval
             recovered(&effects)
+            trusted(&effects)
             set(.online, &effects)
             show(notices, &effects)
         case .loggedOut(let reason, let message):
@@ -219,7 +269,10 @@ public struct Session: Sendable {
             effects.append(.post(.credentials(problem)))
             set(.loggedOut, &effects)
         case .rateLimited(let retryAfter):
-            failed(now, atLeast: .seconds(retryAfter ?? 0), &effects)
+            failed(now, atLeast: ServerTiming.retryAfter(retryAfter), &effects)
+        case .untrusted(let problem):
+            distrusted(problem, &effects)
+            failed(now, atLeast: settings.backoffCap, &effects)
         case .transientFailure, .noNetwork, .loggedIn:
             failed(now, atLeast: .zero, &effects)
         }
@@ -251,6 +304,24 @@ public struct Session: Sendable {
         recovering = false
         logoutAlertShown = false
     }
+
+    /// The server could not be verified: say so once per episode.
+    private mutating func distrusted(_ problem: ServerTrustProblem, _ effects: inout [SessionEffect]) {
+        guard !untrustedAlertShown else { return }
+        untrustedAlertShown = true
+        effects.append(.post(.serverUntrusted(problem)))
+    }
+
+    /// A verified answer: the untrusted episode is over.
+    private mutating func trusted(_ effects: inout [SessionEffect]) {
+        guard untrustedAlertShown else { return }
+        untrustedAlertShown = false
+        effects.append(.close(.serverUntrusted))
+    }
+
+    /// While a lost session is being won back, a login is retried at least
+    /// once an interval; otherwise the back-off goes up to its cap.
+    private var loginBackoffCap: Duration { recovering ? min(settings.backoffCap, interval) : settings.backoffCap }
 
     private mutating func warnIfNeeded(_ now: Instant, _ effects: inout [SessionEffect]) {
         guard !warned, failures > 0, let deadline, deadline - now < settings.warnBefore else { return }
@@ -284,6 +355,9 @@ public struct Session: Sendable {
         pendingSeq = nil
         nextSend = nil
         recovering = true
+        // Winning the session back is a new phase: the keep-alive failures
+        // that lost it do not slow the logins down.
+        failures = 0
         if settings.autoRelogin && wanted {
             beginLogin(now, &effects)
         } else {
@@ -305,7 +379,11 @@ public struct Session: Sendable {
             candidates.append(deadline)
             if !warned && failures > 0 { candidates.append(deadline - settings.warnBefore) }
         }
-        if let next = candidates.filter({ $0 > now }).min() ?? candidates.min() {
+        // A past instant fires at once, but only when nothing is in flight:
+        // while a request is out its answer is what comes next (a timer at
+        // `now` would fire again and again until it came).
+        let future = candidates.filter { $0 > now }.min()
+        if let next = future ?? (inFlight == nil ? candidates.min() : nil) {
             effects.append(.armTimer(at: max(next, now)))
         } else {
             effects.append(.cancelTimer)
@@ -329,6 +407,7 @@ public struct Session: Sendable {
         guard asleep else { return }
         asleep = false
         readyToSleepOwed = false
+        failures = 0
         effects.append(.dropConnection)
         resumeSession(now, &effects)
     }
@@ -340,6 +419,7 @@ public struct Session: Sendable {
             return
         }
         networkUp = true
+        failures = 0
         effects.append(.dropConnection)
         if !asleep { resumeSession(now, &effects) }
     }

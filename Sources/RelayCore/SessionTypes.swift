@@ -49,6 +49,33 @@ public enum ServerReply: Sendable, Hashable {
     case transientFailure(String)
     /// No route or no name resolution: the network is not there.
     case noNetwork
+    /// The server's identity could not be verified (often a captive
+    /// portal): no request was sent; retried at the back-off cap.
+    case untrusted(ServerTrustProblem)
+}
+
+/// PROTOCOL.md's bounds on the server's timing, applied before any
+/// arithmetic sees a number: `interval` 1–3600 s, `timeout` 1–86400 s,
+/// `Retry-After` 0–600 s.
+public enum ServerTiming {
+    public static let intervals = 1...3600
+    public static let timeouts = 1...86_400
+    public static let retryAfters = 0...600
+
+    /// The keep-alive period and the timeout to follow for what the server
+    /// granted, both bounded. A timeout not above the interval is followed
+    /// leniently: keep-alives every `timeout / 3`.
+    public static func effective(interval: Int, timeout: Int) -> (interval: Duration, timeout: Duration) {
+        let interval = clamp(interval, intervals)
+        let timeout = clamp(timeout, timeouts)
+        guard timeout > interval else { return (.seconds(timeout) / 3, .seconds(timeout)) }
+        return (.seconds(interval), .seconds(timeout))
+    }
+
+    /// The wait a 429 asks for, bounded to 10 minutes.
+    public static func retryAfter(_ seconds: Int?) -> Duration { .seconds(clamp(seconds ?? 0, retryAfters)) }
+
+    static func clamp(_ value: Int, _ range: ClosedRange<Int>) -> Int { min(max(value, range.lowerBound), range.upperBound) }
 }
 
 /// Everything that happens to a session.
@@ -103,6 +130,8 @@ public struct SessionSettings: Sendable, Hashable {
     public var logoutOnExit = false
     /// Longest a request may take.
     public var requestTimeout: Duration = .seconds(15)
+    /// A login may take at least this long, also when the interval is shorter.
+    public var minimumLoginTimeout: Duration = .seconds(2)
     /// First retry delay; doubles per failure up to `backoffCap` (and the interval).
     public var backoffBase: Duration = .seconds(1)
     public var backoffCap: Duration = .seconds(60)
@@ -127,5 +156,14 @@ public struct RestoredSession: Sendable, Hashable {
         self.timeout = timeout
         self.remaining = remaining
         self.seq = seq
+    }
+}
+
+/// PROTOCOL.md's rule for a session token: 16–512 printable ASCII
+/// characters. It goes into an HTTP header, so anything else (CR, LF,
+/// spaces) could inject one; a saved token is checked like a fresh one.
+public enum SessionToken {
+    public static func isValid(_ token: String) -> Bool {
+        (16...512).contains(token.utf8.count) && token.utf8.allSatisfy { (0x21...0x7e).contains($0) }
     }
 }

@@ -62,14 +62,15 @@ extension Daemon: ControlTarget {
 
     // MARK: Journal and badge
 
-    /// Records an alert before it is shown; a notice's id is remembered as
-    /// seen in the same transaction.
-    func journal(_ alert: Alert, notice: String?) {
-        guard let store else { return }
+    /// Records alerts before they are shown, all in one transaction; a
+    /// notice's id is remembered as seen in the same transaction.
+    func journal(_ alerts: [(Alert, notice: String?)]) {
+        guard !alerts.isEmpty, let store else { return }
         do {
-            try store.record(alert, notice: notice)
+            try store.record(alerts)
+            journalKeeper.succeeded()
         } catch {
-            log("cannot record the \(alert.kind.rawValue) alert in \(store.path): \(error)")
+            journalKeeper.failed(error, doing: "record \(alerts.count) alert(s)")
         }
         refreshBadge()
     }
@@ -81,7 +82,7 @@ extension Daemon: ControlTarget {
         do {
             current = try store.badge()
         } catch {
-            return log("cannot read the badge from \(store.path): \(error)")
+            return journalKeeper.failed(error, doing: "read the badge")
         }
         guard current != badge || announce else { return }
         let changed = current.count != badge.count
@@ -115,7 +116,7 @@ extension Daemon: ControlTarget {
         do {
             try store.acknowledge(kind: kind)
         } catch {
-            log("cannot acknowledge the \(kind.rawValue) alert: \(error)")
+            journalKeeper.failed(error, doing: "acknowledge the \(kind.rawValue) alert")
         }
         refreshBadge()
     }
@@ -140,34 +141,42 @@ extension Daemon: ControlTarget {
         do {
             try store.saveSession(snapshot)
         } catch {
-            log("cannot save the session in \(store.path): \(error)")
+            journalKeeper.failed(error, doing: "save the session")
         }
     }
 
     /// The previous run's session, when it is for this server and account and
     /// its deadline has not passed.
     func restoredSession() -> RestoredSession? {
-        guard let saved = try? store?.savedSession(), saved.server == configuration.serverURL, saved.account == account
-        else { return nil }
-        let remaining = saved.deadline - AlertStore.now
+        guard let store else { return nil }
+        let saved: SessionSnapshot?
+        do {
+            saved = try store.savedSession()
+        } catch {
+            journalKeeper.failed(error, doing: "read the saved session")
+            return nil
+        }
+        guard let saved, saved.server == configuration.serverURL, saved.account == account else { return nil }
+        let now = AlertStore.now
+        if let problem = saved.problem(now: now) {
+            // Damaged or tampered with: dropped; a fresh login follows quietly.
+            log("the saved session cannot be used (\(problem)); logging in afresh")
+            try? store.saveSession(nil)
+            return nil
+        }
+        let remaining = saved.deadline - now
         guard remaining > 1 else { return nil }
         token = saved.token
         ip = saved.ip
         log("carrying on with the session of the previous run (\(Int(remaining)) s left)")
-        return RestoredSession(interval: saved.interval, timeout: saved.timeout, remaining: .seconds(remaining), seq: saved.seq)
+        return RestoredSession(
+            interval: saved.interval, timeout: saved.timeout, remaining: .milliseconds(Int(remaining * 1000)), seq: saved.seq)
     }
 
-    /// Remembers what went wrong with an exchange, for `GetStatus`.
+    /// Remembers what went wrong with an exchange, for `GetStatus`; a success keeps the last problem.
     func noteProblem(_ exchange: Exchange) {
-        switch exchange.outcome {
-        case .loggedIn, .accepted, .loggedOutByRequest: return
-        case .loggedOut(let reason, let message): lastError = "logged out by the server (\(reason))" + (message.map { ": " + $0 } ?? "")
-        case .locationRequired: lastError = "the campus requires a location fix"
-        case .rateLimited: lastError = "the server asked to slow down (HTTP 429)"
-        case .credentialsRefused(let refusal, let message): lastError = "refused: \(refusal.rawValue)" + (message.map { ": " + $0 } ?? "")
-        case .serverError(let status, _): lastError = "server error (HTTP \(status))"
-        case .transportFailure(let failure): lastError = "\(failure)"
-        }
+        guard let problem = exchange.outcome.problem else { return }
+        lastProblem = problem
     }
 
     // MARK: ControlTarget
@@ -176,7 +185,9 @@ extension Daemon: ControlTarget {
         let remaining = session.remaining(at: BootTimer.now()).map { max(0, $0.components.seconds) }
         return DaemonStatus(
             state: session.state.rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
-            ip: ip, server: configuration.serverURL, lastError: lastError,
+            ip: ip, server: configuration.serverURL, lastError: lastProblem?.sentence ?? "",
+            lastErrorCode: lastProblem?.code ?? "",
+            nextAttempt: session.nextAttempt(at: BootTimer.now()).map { Int64($0.components.seconds) },
             interval: UInt32(clamping: session.interval.components.seconds),
             timeout: UInt32(clamping: session.timeout.components.seconds), location: locationStatus, version: version)
     }
@@ -187,7 +198,7 @@ extension Daemon: ControlTarget {
         do {
             cleared = try store.acknowledgeAll()
         } catch {
-            log("cannot clear the badge in \(store.path): \(error)")
+            journalKeeper.failed(error, doing: "clear the badge")
         }
         refreshBadge()
         return UInt32(clamping: cleared)

@@ -44,7 +44,7 @@ extension Daemon {
         }
         // The server refused twice for want of a fix the source never gave: say so.
         let problem = currentLocationProblem ?? (location.rejections >= 2 ? .tooCoarse(.stopped) : nil)
-        for effect in location.alerting.update(problem: problem, need: location.need) { apply(effect) }
+        apply(location.alerting.update(problem: problem, need: location.need))
     }
 
     private func makeLocationSource() -> LocationSource {

@@ -34,11 +34,15 @@ public final class Daemon: @unchecked Sendable {
     var token: String?
     /// The address the server granted, and what went wrong last (for `GetStatus`).
     var ip = ""
-    var lastError = ""
+    var lastProblem: ProblemReport?
+    /// Malformed notices are logged once per run, not with every reply.
+    private var droppedNoticesLogged = false
     private let device: String
     let version: String
-    /// The journal, badge, seen notices and saved session; nil when the file cannot be used.
-    let store: AlertStore?
+    /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
+    let journalKeeper: JournalKeeper
+    /// The store when it can be used now (opened again after disk trouble).
+    var store: AlertStore? { journalKeeper.usable() }
     /// The badge as last announced.
     var badge = BadgeState(count: 0, urgent: false)
     var location: DaemonLocation
@@ -51,24 +55,15 @@ public final class Daemon: @unchecked Sendable {
         location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
         client = try CCClient(
-            configuration: ServerConfiguration(
-                url: configuration.serverURL, caFile: configuration.caFile, pinnedKey: configuration.pinnedKey,
-                interface: configuration.interface, certificate: configuration.certificate, key: configuration.key),
-            client: ClientInfo(version: version))
+            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version))
         bus = try Connection(bus: .session, queue: queue)
         notifier = Notifier(connection: bus, log: log)
         var settings = SessionSettings()
         settings.warnBefore = .seconds(configuration.warnBefore)
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
-        do {
-            // Short waits for the CLI's writes: the keep-alive loop must not stall on the file.
-            store = try AlertStore(path: AlertStore.defaultPath(), busyTimeout: 500, log: log)
-        } catch {
-            log("alerts.db cannot be used (\(error)); alerts are not journaled and there is no badge")
-            store = nil
-        }
-        session = Session(settings: settings, noticesSeen: store?.seenNotices() ?? [])
+        journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: BootTimer.now)
+        session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
         device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -119,9 +114,7 @@ public final class Daemon: @unchecked Sendable {
             SystemdNotify.send("STOPPING=1")
             self.timer?.disarm()
             self.stopLocation()
-            for effect in self.session.handle(.stop, at: BootTimer.now()) where effect == .sendLogout {
-                self.apply(effect)
-            }
+            self.apply(self.session.handle(.stop, at: BootTimer.now()).filter { $0 == .sendLogout })
             self.saveSession()
             // Requests run in order on the client's queue: this comes after the logout.
             self.client.dropConnection { self.queue.async { done() } }
@@ -190,7 +183,7 @@ public final class Daemon: @unchecked Sendable {
     private func checkCertificate(_ path: String) {
         guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: nil) else { return }
         if facts.secondsUntilExpiry >= 0 && facts.daysUntilExpiry < 7 {
-            apply(.post(.credentials(.certificateExpiring(days: Int(facts.daysUntilExpiry)))))
+            apply([.post(.credentials(.certificateExpiring(days: Int(facts.daysUntilExpiry))))])
         }
     }
 
@@ -209,14 +202,38 @@ public final class Daemon: @unchecked Sendable {
 
     func handle(_ event: SessionEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
-        for effect in session.handle(event, at: BootTimer.now()) { apply(effect) }
+        apply(session.handle(event, at: BootTimer.now()))
         switch event {
         case .loginAnswered, .keepAliveAnswered, .logout: saveSession()
         default: break
         }
     }
 
-    func apply(_ effect: SessionEffect) {
+    /// Carries out effects in order. Their alerts are journaled first, all in
+    /// one transaction (a reply with many notices costs one write, not one each).
+    func apply(_ effects: [SessionEffect]) {
+        var posts: [(Alert, notice: String?)] = []
+        for case .post(let subject) in effects {
+            guard let alert = alert(for: subject) else { continue }
+            if case .notice(let id, _, _, _) = subject { posts.append((alert, id)) } else { posts.append((alert, nil)) }
+        }
+        journal(posts)
+        for effect in effects {
+            if case .post(let subject) = effect {
+                if let alert = alert(for: subject) { notifier.post(alert) }
+            } else {
+                apply(effect)
+            }
+        }
+    }
+
+    /// The alert for `subject` in the user's language; nil for a notice when notices are off.
+    private func alert(for subject: AlertSubject) -> Alert? {
+        if case .notice = subject, !configuration.notices { return nil }
+        return AlertCatalogue.alert(for: subject, localize: Localization.localize)
+    }
+
+    private func apply(_ effect: SessionEffect) {
         switch effect {
         case .sendLogin(let timeout):
             guard let user = configuration.user else {
@@ -225,7 +242,9 @@ public final class Daemon: @unchecked Sendable {
             // Password login: the password comes from the keyring, never from a file.
             SecretService(connection: bus).password(user: user) { result in
                 guard case .success(let password?) = result else {
-                    self.lastError = "no password for \(user) in the keyring"
+                    self.lastProblem = ProblemReport(
+                        code: "no-password",
+                        sentence: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)")
                     self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
                     self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
                     return
@@ -254,15 +273,8 @@ public final class Daemon: @unchecked Sendable {
             client.dropConnection {}
         case .armTimer(let instant): timer?.arm(at: instant)
         case .cancelTimer: timer?.disarm()
-        case .post(let subject):
-            var notice: String?
-            if case .notice(let id, _, _, _) = subject {
-                guard configuration.notices else { return }
-                notice = id
-            }
-            let alert = AlertCatalogue.alert(for: subject, localize: Localization.localize)
-            journal(alert, notice: notice)
-            notifier.post(alert)
+        case .post:
+            apply([effect])
         case .close(let kind): notifier.close(kind)
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
@@ -310,7 +322,10 @@ public final class Daemon: @unchecked Sendable {
             return .refused(problem, message: message)
         case .serverError(let status, _): return .transientFailure("HTTP \(status)")
         case .transportFailure(.noNetwork): return .noNetwork
-        case .transportFailure(let failure): return .transientFailure("\(failure)")
+        case .transportFailure(.serverUntrusted(let problem, _)): return .untrusted(problem)
+        case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), message: nil)
+        case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), message: nil)
+        case .transportFailure(let failure): return .transientFailure(failure.problem.code)
         }
     }
 }

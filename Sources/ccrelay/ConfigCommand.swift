@@ -6,9 +6,12 @@ enum ConfigCommand {
         Usage: ccrelay config check [--config PATH]
                ccrelay config path
 
-        check  reads the configuration (default: $XDG_CONFIG_HOME/ccrelay/ccrelay.conf)
-               and reports every problem as FILE:LINE: message; warnings for unknown
-               keys, errors for bad values. Exit status 0 when it is usable, 1 when not.
+        check  checks the configuration (default: $XDG_CONFIG_HOME/ccrelay/ccrelay.conf)
+               exactly as the daemon does when it starts — the file, the URL, the
+               certificate and key (readable, chmod 600, unencrypted, a matching pair,
+               not expired), the CA file, the interface — and reports every problem as
+               FILE:LINE: message; warnings for unknown keys, errors for bad values.
+               Exit status 0 when the daemon would start with it, 1 when not.
         path   prints the path of the configuration file ccrelay reads.
 
         Options:
@@ -27,12 +30,9 @@ enum ConfigCommand {
             Output.out(path)
             return ExitStatus.ok
         case ["check"]:
-            let result = ConfigurationFile.load(path)
-            for warning in result.warnings { Output.error("warning: \(warning)") }
-            for error in result.errors { Output.error("error: \(error)") }
-            guard result.configuration != nil else { return ExitStatus.failure }
-            Output.out("\(path): ok")
-            return ExitStatus.ok
+            // The daemon's own checks, through its own code (the files, the
+            // certificate and key, the URL rules, the interface).
+            return execHelper("ccrelay-daemon", ["--check", "--config", path], for: "config")
         default:
             return usageError("config", suggesting("expected 'check' or 'path'", for: parsed.positionals.first, among: ["check", "path"]))
         }

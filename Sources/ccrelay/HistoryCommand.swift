@@ -71,8 +71,8 @@ enum HistoryCommand {
         let mark = entry.acknowledged ? " " : Style.bold("*")
         let kind = CLI.padded(entry.kind.rawValue, 20)
         let painted = entry.urgency == .critical ? Style.red(kind) : kind
-        let body = entry.body.split(separator: "\n").first.map { " — " + $0 } ?? ""
-        return "\(Style.dim(TimeText.local(entry.postedAt))) \(mark) \(painted)\(entry.title)\(body)"
+        let body = entry.body.split(separator: "\n").first.map { " — " + Output.printable(String($0)) } ?? ""
+        return "\(Style.dim(TimeText.local(entry.postedAt))) \(mark) \(painted)\(Output.printable(entry.title))\(body)"
     }
 
     /// One alert in `--json`.

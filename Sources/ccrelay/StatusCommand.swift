@@ -16,6 +16,8 @@ enum StatusCommand {
         Options:
           --json      print one JSON object with state, badge, urgent, remaining
                       (seconds, or null without a session), ip, server, last_error,
+                      last_error_code (a stable code, see the README), next_attempt
+                      (seconds until the next request, or null),
                       interval, timeout, location (off, waiting, ok, denied,
                       disabled, unavailable, too-coarse, stopped) and version
           --watch     keep running and print a line (or, with --json, an object per
@@ -49,10 +51,10 @@ enum StatusCommand {
 
     /// The human form: a headline and aligned details.
     static func describe(_ status: DaemonStatus) -> String {
-        var lines = ["ccrelay \(status.version): " + Style.bold(paintState(status.state))]
+        var lines = ["ccrelay \(Output.printable(status.version)): " + Style.bold(paintState(status.state))]
         func row(_ label: String, _ value: String) { lines.append("  " + CLI.padded(label, 12) + value) }
-        row("server", status.server)
-        if !status.ip.isEmpty { row("address", status.ip) }
+        row("server", Output.printable(status.server))
+        if !status.ip.isEmpty { row("address", Output.printable(status.ip)) }
         if let remaining = status.remaining {
             row("session", "\(duration(remaining)) left (keep-alive every \(status.interval) s, timeout \(status.timeout) s)")
         } else {
@@ -61,7 +63,12 @@ enum StatusCommand {
         let unread = status.badge == 1 ? "1 unread alert" : "\(status.badge) unread alerts"
         row("badge", status.urgent ? unread + " " + Style.red("(critical)") : unread)
         if status.location != "off" { row("location", describeLocation(status.location)) }
-        if !status.lastError.isEmpty { row("last error", status.lastError) }
+        if !status.lastError.isEmpty {
+            row("last error", Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
+        }
+        if let next = status.nextAttempt, status.state != "online" {
+            row("next try", next == 0 ? "now" : "in \(duration(next))")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -74,7 +81,7 @@ enum StatusCommand {
         case "unavailable": Style.red("no location service (GeoClue) running")
         case "too-coarse": Style.yellow("only an approximate location is allowed")
         case "stopped": Style.yellow("the location service stopped")
-        default: state
+        default: Output.printable(state)
         }
     }
 
@@ -82,7 +89,7 @@ enum StatusCommand {
     static func line(_ status: DaemonStatus) -> String {
         var parts = [paintState(status.state), "badge \(status.badge)"]
         if let remaining = status.remaining { parts.append("\(duration(remaining)) left") }
-        if !status.lastError.isEmpty && status.state != "online" { parts.append(status.lastError) }
+        if !status.lastError.isEmpty && status.state != "online" { parts.append(Output.printable(status.lastError)) }
         return Style.dim(TimeText.clock()) + "  " + parts.joined(separator: "  ")
     }
 
@@ -91,7 +98,7 @@ enum StatusCommand {
         case "online": Style.green(state)
         case "failing", "no-network", "logging-in": Style.yellow(state)
         case "logged-out": Style.red(state)
-        default: state
+        default: Output.printable(state)
         }
     }
 
@@ -142,7 +149,8 @@ struct StatusJSON: Encodable {
     init(_ status: DaemonStatus) { self.status = status }
 
     enum Keys: String, CodingKey {
-        case state, badge, urgent, remaining, ip, server, lastError = "last_error", interval, timeout, location, version
+        case state, badge, urgent, remaining, ip, server, lastError = "last_error", lastErrorCode = "last_error_code"
+        case nextAttempt = "next_attempt", interval, timeout, location, version
     }
 
     func encode(to encoder: Encoder) throws {
@@ -154,6 +162,8 @@ struct StatusJSON: Encodable {
         try container.encode(status.ip, forKey: .ip)
         try container.encode(status.server, forKey: .server)
         try container.encode(status.lastError, forKey: .lastError)
+        try container.encode(status.lastErrorCode, forKey: .lastErrorCode)
+        try container.encode(status.nextAttempt, forKey: .nextAttempt)
         try container.encode(status.interval, forKey: .interval)
         try container.encode(status.timeout, forKey: .timeout)
         try container.encode(status.location, forKey: .location)

@@ -14,6 +14,7 @@ import Testing
             .locationOff: ("x-ccrelay.location", .critical, 1),
             .locationTooCoarse: ("x-ccrelay.location", .normal, 1),
             .credentials: ("x-ccrelay.auth", .critical, 1),
+            .serverUntrusted: ("x-ccrelay.trust", .normal, 1),
             .notice: ("x-ccrelay.notice", .normal, 1),
             .backOnline: ("network.connected", .low, 0),
         ]

@@ -24,6 +24,19 @@ public final class TestPKI: Sendable {
     /// Issued by another CA than the one the server trusts.
     public var strangerCertificate: String { path("stranger.pem") }
     public var strangerKey: String { path("stranger.key") }
+    /// Valid only from 2099: "not yet valid".
+    public var futureCertificate: String { path("future.pem") }
+    public var futureKey: String { path("future.key") }
+    /// The student key, encrypted with passphrase "secret".
+    public var encryptedKey: String { path("encrypted.key") }
+    /// Server certificates for 127.0.0.1 that a client must not trust: for
+    /// another name, expired, and self-signed.
+    public var wrongNameServerCertificate: String { path("wrongname.pem") }
+    public var wrongNameServerKey: String { path("wrongname.key") }
+    public var expiredServerCertificate: String { path("expiredserver.pem") }
+    public var expiredServerKey: String { path("expiredserver.key") }
+    public var selfSignedServerCertificate: String { path("selfsigned.pem") }
+    public var selfSignedServerKey: String { path("selfsigned.key") }
     /// `sha256//…` pin of the server's public key.
     public let serverPin: String
     /// A well-formed pin of some other key.
@@ -94,6 +107,18 @@ public final class TestPKI: Sendable {
         try issued("stranger", "/O=Elsewhere/CN=20239999", by: "otherca", extensions: "extendedKeyUsage=clientAuth")
         try issued("expired", "/O=Campus/CN=20230001", by: "ca", extensions: "extendedKeyUsage=clientAuth",
                    start: "20200101000000Z", end: "20200201000000Z")
+        try issued("future", "/O=Campus/CN=20230003", by: "ca", extensions: "extendedKeyUsage=clientAuth",
+                   start: "20990101000000Z", end: "20991231000000Z")
+        try issued("wrongname", "/CN=other.example", by: "ca",
+                   extensions: "subjectAltName=DNS:other.example\nextendedKeyUsage=serverAuth")
+        try issued("expiredserver", "/CN=localhost", by: "ca",
+                   extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth",
+                   start: "20200101000000Z", end: "20200201000000Z")
+        try key("selfsigned")
+        try openssl(["req", "-x509", "-new", "-key", "\(dir)/selfsigned.key", "-subj", "/CN=localhost", "-days", "30",
+                     "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-out", "\(dir)/selfsigned.pem"])
+        try openssl(["pkey", "-in", "\(dir)/client.key", "-aes256", "-passout", "pass:secret", "-out", "\(dir)/encrypted.key"])
+        chmod("\(dir)/encrypted.key", 0o600)
         let combined = try String(contentsOfFile: "\(dir)/client.pem", encoding: .utf8)
             + String(contentsOfFile: "\(dir)/client.key", encoding: .utf8)
         try combined.write(toFile: "\(dir)/client-combined.pem", atomically: true, encoding: .utf8)

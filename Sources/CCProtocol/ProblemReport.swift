@@ -1,0 +1,105 @@
+import RelayCore
+
+/// What went wrong with an exchange, for people and for scripts: `code` is
+/// stable (`last_error_code` in `ccrelay status --json`, every code listed
+/// in the README), `sentence` says what happened and what to do.
+public struct ProblemReport: Sendable, Hashable {
+    public var code: String
+    public var sentence: String
+    public init(code: String, sentence: String) {
+        self.code = code
+        self.sentence = sentence
+    }
+
+    /// Every code a report can carry, for the README and its test.
+    public static let codes = [
+        "no-network", "connection-lost", "timeout", "server-error", "rate-limited", "protocol-error", "reply-too-large",
+        "server-untrusted", "pin-mismatch", "certificate-refused", "certificate-unusable", "certificate-expired",
+        "bad-credentials", "no-password", "account-disabled", "quota-exhausted", "online-elsewhere", "logged-out",
+        "location-required",
+    ]
+}
+
+extension Outcome {
+    /// The problem this outcome reports, or nil for a success.
+    public var problem: ProblemReport? {
+        func server(_ message: String?) -> String {
+            guard let message, !message.isEmpty else { return "" }
+            return " The server said: " + message
+        }
+        switch self {
+        case .loggedIn, .accepted, .loggedOutByRequest:
+            return nil
+        case .loggedOut(let reason, let message):
+            return ProblemReport(
+                code: "logged-out", sentence: "The campus server ended the session (\(reason))." + server(message))
+        case .locationRequired(let message):
+            return ProblemReport(
+                code: "location-required",
+                sentence: "The campus requires this computer's location with every keep-alive." + server(message))
+        case .rateLimited:
+            return ProblemReport(
+                code: "rate-limited", sentence: "The campus server asked ccrelay to slow down (HTTP 429); it waits and tries again.")
+        case .credentialsRefused(let refusal, let message):
+            let (code, text): (String, String) =
+                switch refusal {
+                case .certificateRejected: ("certificate-refused", "The campus server refused your student certificate.")
+                case .badCredentials: ("bad-credentials", "The campus server refused your user name or password.")
+                case .accountDisabled: ("account-disabled", "Your campus network account is disabled.")
+                case .quotaExhausted: ("quota-exhausted", "Your campus network quota is used up.")
+                case .onlineElsewhere: ("online-elsewhere", "Your account is online on another device.")
+                }
+            return ProblemReport(code: code, sentence: text + server(message))
+        case .serverError(let status, _):
+            return ProblemReport(
+                code: "server-error", sentence: "The campus server has a problem (HTTP \(status)); ccrelay tries again.")
+        case .transportFailure(let failure):
+            return failure.problem
+        }
+    }
+}
+
+extension TransportFailure {
+    /// The problem in a sentence; libcurl's own words come last, in brackets.
+    public var problem: ProblemReport {
+        switch self {
+        case .noNetwork(let detail):
+            return ProblemReport(code: "no-network", sentence: "The campus server cannot be reached from this network [\(detail)].")
+        case .connectionLost(let detail):
+            return ProblemReport(
+                code: "connection-lost", sentence: "The connection to the campus server broke; ccrelay tries again [\(detail)].")
+        case .timeout:
+            return ProblemReport(code: "timeout", sentence: "The campus server did not answer in time; ccrelay tries again.")
+        case .serverUntrusted(.pinMismatch, _):
+            return ProblemReport(
+                code: "pin-mismatch",
+                sentence: "The campus server's key does not match [server] pinned-key, so nothing was sent. Often a captive portal: log in to it in a browser.")
+        case .serverUntrusted(_, let detail):
+            return ProblemReport(
+                code: "server-untrusted",
+                sentence: "The campus server's certificate could not be verified, so nothing was sent. Often a captive portal: log in to it in a browser; otherwise check [server] ca-file [\(detail)].")
+        case .clientCertificateRefused(let refusal, _):
+            let reason =
+                switch refusal {
+                case .unknownAuthority: "it is not from an authority the campus trusts"
+                case .expired: "it has expired or is not valid yet"
+                case .revoked: "it was revoked"
+                case .required: "none was presented"
+                case .notAccepted: "it was not accepted"
+                }
+            return ProblemReport(
+                code: refusal == .expired ? "certificate-expired" : "certificate-refused",
+                sentence: "The campus server refused your student certificate during the secure connection: \(reason). Fix [auth] certificate, then run: ccrelay login")
+        case .credentialFilesUnusable(let detail):
+            return ProblemReport(
+                code: "certificate-unusable",
+                sentence: "Your certificate, key or CA file cannot be used [\(detail)]. Check them with: ccrelay config check")
+        case .replyTooLarge:
+            return ProblemReport(
+                code: "reply-too-large", sentence: "The campus server sent a reply larger than CC/1 allows (64 KiB); ccrelay tries again.")
+        case .protocolError(let detail):
+            return ProblemReport(
+                code: "protocol-error", sentence: "The campus server's reply was not understood (\(detail)); ccrelay tries again.")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads a small file the user named (a configuration) without surprises:
+/// opened non-blocking (a FIFO never hangs the caller), regular files only,
+/// at most `limit` bytes, every failure with its reason.
+public enum BoundedFile {
+    public enum Problem: Error, CustomStringConvertible, Sendable {
+        /// It does not exist or cannot be opened (the reason from the system).
+        case missing(String)
+        case notRegular(String)
+        case tooLarge(Int)
+        case unreadable(String)
+
+        public var description: String {
+            switch self {
+            case .missing(let reason), .unreadable(let reason): reason
+            case .notRegular(let kind): "it is \(kind), not a regular file"
+            case .tooLarge(let limit): "it is larger than \(limit / 1024) KiB"
+            }
+        }
+    }
+
+    public static func read(_ path: String, limit: Int) -> Result<[UInt8], Problem> {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return .failure(.missing(String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(kind(info.st_mode))) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = Glibc.read(fd, &chunk, chunk.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(String(cString: strerror(errno))))
+            }
+            if count == 0 { return .success(bytes) }
+            bytes += chunk.prefix(count)
+            if bytes.count > limit { return .failure(.tooLarge(limit)) }
+        }
+    }
+
+    /// The permission bits of `path`, or nil when it cannot be looked at.
+    public static func mode(_ path: String) -> mode_t? {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mode : nil
+    }
+
+    static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        default: "not a regular file"
+        }
+    }
+}
