@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),
-        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "TestSupport"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "RelayCore", "TestSupport", "CCurl"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests", dependencies: ["DBus", "Relay", "CCProtocol", "TestSupport", "CCurl", "CSQLite"]),

@@ -214,9 +214,11 @@ enum Wire {
     /// A `Retry-After` header in seconds (RFC 9110's delay-seconds form),
     /// bounded to 10 minutes; an HTTP date or anything else is ignored.
     static func retryAfter(header: String?) -> Int? {
-        guard let text = header?.trimmingCharacters(in: [" ", "\t", "\r", "\n"]), !text.isEmpty,
-            text.utf8.allSatisfy({ (0x30...0x39).contains($0) })
+        let blank: Set<UInt8> = [0x20, 0x09, 0x0D, 0x0A]
+        guard let bytes = header.map({ Array($0.utf8.drop(while: blank.contains).reversed().drop(while: blank.contains).reversed()) }),
+            !bytes.isEmpty, bytes.allSatisfy({ (0x30...0x39).contains($0) })
         else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self)
         // Digits only: anything longer than 4 digits is over the bound.
         return text.utf8.count > 4 ? retryAfterRange.upperBound : min(Int(text)!, retryAfterRange.upperBound)
     }
