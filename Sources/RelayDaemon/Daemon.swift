@@ -257,6 +257,7 @@ public final class Daemon: @unchecked Sendable {
             client.keepAlive(session: token, seq: seq, location: fixForKeepAlive, timeout: timeout) { exchange in
                 self.queue.async {
                     self.noteProblem(exchange)
+                    self.noteDroppedNotices(exchange)
                     switch exchange.outcome {
                     case .locationRequired: self.keepAliveLocation(rejected: true)
                     case .accepted: self.keepAliveLocation(rejected: false)
@@ -293,9 +294,24 @@ public final class Daemon: @unchecked Sendable {
                     self.serverAsks(ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
                 }
                 self.noteProblem(exchange)
+                self.noteDroppedNotices(exchange)
                 self.handle(.loginAnswered(Self.reply(exchange)))
             }
         }
+    }
+
+    /// PROTOCOL.md's leniency: a malformed notice is dropped and the reply
+    /// stands; said once per run (a server may send it with every reply).
+    private func noteDroppedNotices(_ exchange: Exchange) {
+        let dropped =
+            switch exchange.outcome {
+            case .loggedIn(let grant): grant.droppedNotices
+            case .accepted(let grant): grant.droppedNotices
+            default: 0
+            }
+        guard dropped > 0, !droppedNoticesLogged else { return }
+        droppedNoticesLogged = true
+        log("the server sent \(dropped) malformed (or too many) notices; dropped them, the rest of the reply stands")
     }
 
     /// Maps what the CC/1 client saw onto what the state machine acts on.

@@ -53,8 +53,10 @@ struct Options {
                                           "message"?: TEXT};  DELETE accepts logins again
           POST   /control/fault           {"endpoint": "login"|"keepalive"|"logout"|"any",
                                            "kind": "status"|"rate-limit"|"hang"|"slow"|
-                                                   "garbage"|"oversized"|"reset",
+                                                   "garbage"|"oversized"|"reset"|"raw",
                                            "status"?: 503, "retry_after"?: S,
+                                           "body"?: TEXT, "retry_after_header"?: TEXT (raw:
+                                           exactly this body, status default 200),
                                            "delay_ms"?: MS, "count"?: N (default: forever)}
           DELETE /control/fault           clear all faults
         """

@@ -53,6 +53,9 @@ final class Simulator: Sendable {
     struct Fault: Sendable, Decodable {
         enum Kind: String, Sendable, Decodable {
             case status, rateLimit = "rate-limit", hang, slow, garbage, oversized, reset
+            /// Exactly `body` with `status` (default 200) and, when given, a
+            /// `Retry-After: retry_after_header`: hostile replies of any shape.
+            case raw
         }
         var endpoint: String
         var kind: Kind
@@ -60,11 +63,14 @@ final class Simulator: Sendable {
         var retryAfter: Int?
         var delayMs: Int?
         var count: Int?
+        var body: String?
+        var retryAfterHeader: String?
 
         enum CodingKeys: String, CodingKey {
-            case endpoint, kind, status, count
+            case endpoint, kind, status, count, body
             case retryAfter = "retry_after"
             case delayMs = "delay_ms"
+            case retryAfterHeader = "retry_after_header"
         }
     }
 
@@ -117,6 +123,9 @@ final class Simulator: Sendable {
                 let filler = String(repeating: "x", count: 100 * 1024)
                 return .respond(status: 200, headers: [("Content-Type", "application/json")],
                                 body: Array(#"{"status":"online","padding":"\#(filler)"}"#.utf8))
+            case .raw:
+                let headers = [("Content-Type", "application/json")] + (fault.retryAfterHeader.map { [("Retry-After", $0)] } ?? [])
+                return .respond(status: UInt32(clamping: fault.status ?? 200), headers: headers, body: Array((fault.body ?? "").utf8))
             case .slow: break
             }
         }

@@ -19,7 +19,7 @@ final class DaemonRig: Sendable {
 
     init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
          busSocket: String? = nil, certificate: (String, String)? = nil, useCertificate: Bool = true, withDunst: Bool = true,
-         extraEnvironment: [String: String] = [:],
+         extraEnvironment: [String: String] = [:], serverURL: String? = nil,
          beforeStart: (PrivateBus) async throws -> Void = { _ in }) async throws
     {
         bus = try PrivateBus(socketPath: busSocket)
@@ -31,7 +31,7 @@ final class DaemonRig: Sendable {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
         try """
             [server]
-            url = \(sim.url)
+            url = \(serverURL ?? sim.url)
             ca-file = \(pki.caCertificate)
             [auth]
             \(useCertificate ? "certificate = \(certificate?.0 ?? pki.clientCertificate)" : "")

@@ -1,0 +1,83 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Issue 11 end to end: faults that used to leave the student with no alert
+/// or the daemon dead, each against the real daemon, dunst and a real server.
+@Suite struct FaultAlertTests {
+    typealias Rig = DaemonRig
+
+    func status(_ rig: Rig) throws -> [String: Any] {
+        let result = try rig.cli(["status", "--json"])
+        return (try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func aCertificateRefusedInTheHandshakeIsACredentialsAlertAndStopsTheRetries() async throws {
+        let pki = TestPKI.shared
+        let server = try TLSServerProcess(certificate: pki.serverCertificate, key: pki.serverKey, clientCA: pki.caCertificate)
+        let rig = try await Rig(certificate: (pki.strangerCertificate, pki.strangerKey), serverURL: server.url)
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: logged-out") }, "\(rig.log)")
+        let shown = try rig.dunst.closeAllAndReadHistory()
+        let alert = shown.first { $0.category == "x-ccrelay.auth" }
+        #expect(alert?.body.contains("issuer") == true, "\(shown)")
+        let json = try status(rig)
+        #expect(json["state"] as? String == "logged-out")
+        #expect(json["last_error_code"] as? String == "certificate-refused")
+        #expect((json["last_error"] as? String)?.contains("refused your student certificate") == true)
+        #expect(json["next_attempt"] is NSNull, "no retry until the user acts: \(json)")
+        try await Task.sleep(for: .seconds(3))
+        #expect(rig.log.components(separatedBy: "state: logging-in").count == 2, "one login, no retry loop: \(rig.log)")
+    }
+
+    @Test func anUntrustedServerRaisesTheTrustAlertAndKeepsTrying() async throws {
+        let pki = TestPKI.shared
+        let server = try TLSServerProcess(certificate: pki.wrongNameServerCertificate, key: pki.wrongNameServerKey)
+        let rig = try await Rig(serverURL: server.url)
+        #expect(await eventually(timeout: .seconds(20)) {
+            (try? rig.dunst.closeAllAndReadHistory().contains { $0.category == "x-ccrelay.trust" }) == true
+        }, "\(rig.log)")
+        let json = try status(rig)
+        #expect(json["last_error_code"] as? String == "server-untrusted", "\(json)")
+        #expect(json["state"] as? String == "logging-in")
+        #expect((json["next_attempt"] as? Int).map { (50...60).contains($0) } == true, "retried at the back-off cap: \(json)")
+    }
+
+    @Test func hugeNumbersAndMalformedNoticesNeitherKillTheDaemonNorFailTheKeepAlive() async throws {
+        let rig = try await Rig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        let hostile = #"{"status":"online","interval":2,"timeout":9223372036854775807,"notices":[{"title":"no id"},{"id":7},"#
+            + #"{"id":"n-ok","title":"\u001b]0;pwned\u0007\u001b[31m维护","body":"今晚维护"}]}"#
+        try rig.sim.control("POST", "fault", ["endpoint": "keepalive", "kind": "raw", "body": hostile, "count": 1])
+        try rig.sim.control("POST", "fault", [
+            "endpoint": "keepalive", "kind": "raw", "status": 429, "retry_after_header": "9223372036854775807",
+            "body": #"{"error":"rate_limited","retry_after":1e300}"#, "count": 1,
+        ])
+        #expect(await eventually(timeout: .seconds(30)) { rig.log.contains("dropped") }, "\(rig.log)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(rig.daemon.isRunning, "\(rig.log)")
+        #expect(!rig.log.contains("state: failing"), "one malformed notice does not fail an accepted keep-alive: \(rig.log)")
+        let history = try rig.cli(["history"])
+        #expect(history.standardOutput.contains("维护"))
+        #expect(!history.standardOutput.contains("\u{1B}") && !history.standardOutput.contains("\u{07}"), "\(history.standardOutput)")
+        #expect(try rig.cli(["history", "--json"]).standardOutput.contains("\\u001b"), "--json escapes instead")
+        let json = try status(rig)
+        #expect(json["timeout"] as? Int == 86_400, "bounded: \(json)")
+    }
+
+    @Test func aLogoutWhileTheLoginIsUnderWayWins() async throws {
+        let rig = try await Rig(simulator: ["--interval", "2", "--timeout", "8"])
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        #expect(try rig.cli(["logout"]).status == 0)
+        try rig.sim.control("POST", "fault", ["endpoint": "login", "kind": "slow", "delay_ms": 1500, "count": 1])
+        let login = try ChildProcess(DaemonRig.ccrelay, ["login", "--wait", "10"], environment: rig.environment)
+        #expect(await eventually(timeout: .seconds(10)) { rig.log.components(separatedBy: "state: logging-in").count == 3 }, "\(rig.log)")
+        #expect(try rig.cli(["logout"]).status == 0)
+        #expect(await eventually(timeout: .seconds(15)) {
+            let sessions = (try? rig.sim.sessions()) ?? []
+            return sessions.count == 2 && sessions.allSatisfy { $0["reason"] as? String == "logout" }
+        }, "the session granted after the logout is ended: \(String(describing: try? rig.sim.sessions())) \(rig.log)")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try status(rig)["state"] as? String == "offline")
+        login.stop()
+    }
+}
