@@ -46,3 +46,94 @@ import Testing
         #expect(try run(Self.ccrelay, ["config", "--help"]).standardOutput.contains("FILE:LINE"))
     }
 }
+
+/// `config check` runs the daemon's own checks, so it says "ok" exactly when
+/// the daemon would start; and files of every odd kind get a clear answer.
+@Suite struct ConfigCheckAsTheDaemonDoesTests {
+    static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
+    let pki = TestPKI.shared
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-check-\(UUID().uuidString)").path
+
+    func write(_ text: String, mode: mode_t = 0o600) throws -> String {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/\(UUID().uuidString).conf"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, mode)
+        return path
+    }
+
+    func check(_ path: String) throws -> CommandResult { try run(Self.ccrelay, ["config", "check", "--config", path]) }
+
+    func config(url: String = "https://127.0.0.1:8443/", certificate: String? = nil, key: String? = nil, extra: String = "") -> String {
+        "[server]\nurl = \(url)\n\(extra)\n[auth]\ncertificate = \(certificate ?? pki.clientCertificate)\n"
+            + (key.map { "key = \($0)\n" } ?? "key = \(pki.clientKey)\n")
+    }
+
+    @Test func whatTheDaemonRefusesTheCheckRefusesWithFileAndLine() throws {
+        let open = directory + "/open.key"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: pki.clientKey, toPath: open)
+        chmod(open, 0o644)
+        let cases: [(String, String)] = [
+            (config(key: directory + "/missing.key"), ":6: cannot read private key"),
+            (config(key: open), ":6: private key \(open) is readable by other users"),
+            (config(certificate: pki.expiredCertificate, key: pki.expiredKey), ":5: the client certificate"),
+            (config(certificate: pki.clientPKCS12, key: nil).replacingOccurrences(of: "key = \(pki.clientKey)\n", with: ""),
+             "protected by a password"),
+            (config(url: "https://"), ":2: server url"),
+            (config(url: "https://127.0.0.1:99999/"), ":2: server url"),
+            (config(url: "http://127.0.0.1.evil.example/"), ":2: server url"),
+            (config(extra: "interface = nosuchif0"), ":3: there is no network interface 'nosuchif0'"),
+            (config(key: pki.encryptedKey), "protected by a passphrase"),
+            (config(key: pki.strangerKey), "does not belong to certificate"),
+        ]
+        for (text, expected) in cases {
+            let path = try write(text)
+            let result = try check(path)
+            #expect(result.status == 1, "\(expected): \(result.standardOutput)")
+            #expect(result.standardError.contains(expected), "\(expected): \(result.standardError)")
+        }
+        // And the daemon refuses the same file with the same words.
+        let path = try write(config(key: open))
+        let daemon = try run(Self.ccrelay, ["daemon", "--config", path], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
+        #expect(daemon.status == 1 && daemon.standardError.contains("is readable by other users"))
+    }
+
+    @Test func windowsLineEndsAndAByteOrderMarkJustWork() throws {
+        let text = "\u{FEFF}" + config().replacingOccurrences(of: "\n", with: "\r\n")
+        let result = try check(try write(text))
+        #expect(result.status == 0, "\(result.standardError)")
+    }
+
+    @Test func oddFilesGetAClearAnswerAndNothingBlocks() throws {
+        let nul = try check(try write("[server]\nurl = https://x/\u{0}evil\n"))
+        #expect(nul.status == 1 && nul.standardError.contains(":2: the line holds a control character"), "\(nul.standardError)")
+        try FileManager.default.createDirectory(atPath: directory + "/a-directory", withIntermediateDirectories: true)
+        let folder = try check(directory + "/a-directory")
+        #expect(folder.status == 1 && folder.standardError.contains("it is a directory"), "\(folder.standardError)")
+        #expect(!folder.standardError.contains("Success"))
+        let fifo = directory + "/a-fifo"
+        mkfifo(fifo, 0o600)
+        let pipe = try check(fifo)
+        #expect(pipe.status == 1 && pipe.standardError.contains("it is a FIFO"), "\(pipe.standardError)")
+        let fifoCertificate = try check(try write(config(certificate: fifo)))
+        #expect(fifoCertificate.status == 1 && fifoCertificate.standardError.contains("a FIFO"), "\(fifoCertificate.standardError)")
+    }
+
+    @Test func sigtermEndsTheDaemonWhileItStarts() async throws {
+        // A session bus that accepts the connection and never answers: the daemon is stuck starting.
+        let socket = directory + "/silent.sock"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let listener = try ChildProcess("/usr/bin/python3", ["-c", "import socket, time; s = socket.socket(socket.AF_UNIX); s.bind('\(socket)'); s.listen(); c = s.accept(); time.sleep(60)"])
+        defer { listener.stop() }
+        #expect(await eventually(timeout: .seconds(10)) { FileManager.default.fileExists(atPath: socket) })
+        let path = try write(config())
+        let daemon = try ChildProcess(Self.ccrelay, ["daemon", "--config", path], environment: [
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(socket)", "XDG_STATE_HOME": directory + "/state",
+        ])
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(daemon.isRunning, "still starting")
+        kill(daemon.pid, SIGTERM)
+        #expect(await eventually(timeout: .seconds(5)) { !daemon.isRunning }, "SIGTERM ends a daemon that is starting")
+    }
+}
