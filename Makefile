@@ -14,7 +14,7 @@ DESTDIR ?=
 # What install and deb ship: release, the Swift runtime linked in.
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/release-static
 
-.PHONY: all bootstrap build locale pot test demo screenshot install uninstall deb clean
+.PHONY: all bootstrap build locale pot test fuzz demo screenshot install uninstall deb clean
 
 all: build
 
@@ -42,7 +42,14 @@ pot:
 	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --backup=none --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 
 test: build deb
+	@# Every libFuzzer target briefly (5 x 8 s; `make fuzz` runs them long), then the tests.
+	scripts/fuzz 8
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest
+
+# Each libFuzzer target for FUZZ_SECONDS (default 300): scripts/fuzz.
+FUZZ_SECONDS ?= 300
+fuzz: bootstrap
+	scripts/fuzz $(FUZZ_SECONDS)
 
 demo: build
 	@scripts/demo "$$($(SWIFT) build --show-bin-path)"

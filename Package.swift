@@ -46,3 +46,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (Tests/Fuzz), declared only for `make fuzz` (scripts/fuzz),
+// which builds them with -sanitize=fuzzer: libFuzzer brings their main.
+if Context.environment["CCRELAY_FUZZ"] != nil {
+    let fuzzTargets: [(String, [Target.Dependency])] = [
+        ("fuzz-reply", ["CCProtocol", "RelayCore"]),
+        ("fuzz-config", ["RelayCore"]),
+        ("fuzz-session", ["RelayCore"]),
+        ("fuzz-dbus-value", ["DBus", "CDBus"]),
+        ("fuzz-restore", ["Relay", "RelayCore"]),
+    ]
+    package.targets.append(.target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"))
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(
+            .executableTarget(name: name, dependencies: dependencies + ["CFuzzerDriver"], path: "Tests/Fuzz/\(name)"))
+    }
+}

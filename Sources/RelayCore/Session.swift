@@ -218,6 +218,9 @@ public struct Session: Sendable {
 
     private mutating func sendKeepAlive(_ now: Instant, _ effects: inout [SessionEffect]) {
         guard let deadline, networkUp, !asleep, inFlight == nil else { return }
+        // Found by fuzzing: a keep-alive due after the deadline (before a
+        // sleep, say) would go out with no time left. The session is lost.
+        guard deadline > now else { return lost(now, &effects) }
         if pendingSeq == nil {
             seq += 1
             pendingSeq = seq
