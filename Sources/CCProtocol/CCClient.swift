@@ -71,6 +71,9 @@ public final class CCClient: @unchecked Sendable {
         try easy.set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
         try easy.set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "TCP keep-alive")
+        // No cached names: a new connection (rare: one is kept) resolves
+        // afresh, so a network change never reuses another network's answer.
+        try easy.set(CURLOPT_DNS_CACHE_TIMEOUT, 0, "no DNS cache")
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout), "the connect timeout")
         if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile, "ca-file \(caFile)") }
         if let pin = configuration.pinnedKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, pin, "pinned-key") }

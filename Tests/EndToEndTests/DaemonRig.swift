@@ -19,13 +19,14 @@ final class DaemonRig: Sendable {
 
     init(extraConfig: String = "", simulator: [String] = ["--interval", "2", "--timeout", "8"], systemBus: PrivateBus? = nil,
          busSocket: String? = nil, certificate: (String, String)? = nil, useCertificate: Bool = true, withDunst: Bool = true,
-         extraEnvironment: [String: String] = [:], serverURL: String? = nil,
+         extraEnvironment: [String: String] = [:], serverURL: String? = nil, launcher: [String] = [],
+         simulatorLauncher: [String] = [],
          beforeStart: (PrivateBus) async throws -> Void = { _ in }) async throws
     {
         bus = try PrivateBus(socketPath: busSocket)
         self.systemBus = systemBus
         dunstServer = withDunst ? try await Dunst(on: bus) : nil
-        sim = try CCSimProcess(simulator)
+        sim = try CCSimProcess(simulator, launcher: simulatorLauncher)
         try await beforeStart(bus)
         let pki = TestPKI.shared
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
@@ -50,9 +51,9 @@ final class DaemonRig: Sendable {
         // The system bus is a private one too, or none: never the machine's own.
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = systemBus?.address ?? "unix:path=/nonexistent/ccrelay-no-system-bus"
         self.environment = environment.merging(extraEnvironment) { $1 }
+        let command = launcher + [DaemonRig.ccrelay, "daemon", "--config", base + ".conf"]
         daemon = try ChildProcess(
-            DaemonRig.ccrelay, ["daemon", "--config", base + ".conf"], environment: self.environment,
-            outputFiles: (base + ".out", logPath))
+            command[0], Array(command.dropFirst()), environment: self.environment, outputFiles: (base + ".out", logPath))
     }
 
     static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path

@@ -8,14 +8,20 @@ public final class CCSimProcess: Sendable {
     /// The control API base, such as `http://127.0.0.1:41235/control/`.
     public let controlURL: String
 
+    /// Runs the control API's curl (inside the simulator's network namespace, for one).
+    private let launcher: [String]
+
     /// Starts ccsim with `arguments`; with `tls`, over HTTPS requiring client
-    /// certificates from the test PKI's CA.
-    public init(tls: Bool = true, _ arguments: [String] = []) throws {
+    /// certificates from the test PKI's CA. `launcher` runs it (and the
+    /// control calls) through a command, such as `ip netns exec NAME`.
+    public init(tls: Bool = true, _ arguments: [String] = [], launcher: [String] = []) throws {
+        self.launcher = launcher
         let pki = TestPKI.shared
         let tlsArguments = tls
             ? ["--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey, "--client-ca", pki.caCertificate] : []
         let executable = buildProductsDirectory.appendingPathComponent("ccsim").path
-        process = try ChildProcess(executable, tlsArguments + arguments)
+        let command = launcher + [executable] + tlsArguments + arguments
+        process = try ChildProcess(command[0], Array(command.dropFirst()))
         guard let first = process.readLine(), first.hasPrefix("url="), let second = process.readLine(),
             second.hasPrefix("control=")
         else {
@@ -34,7 +40,8 @@ public final class CCSimProcess: Sendable {
             arguments += ["-H", "Content-Type: application/json",
                           "-d", String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)]
         }
-        let result = try run("/usr/bin/curl", arguments)
+        let command = launcher + ["/usr/bin/curl"] + arguments
+        let result = try run(command[0], Array(command.dropFirst()))
         guard result.status == 0 else { throw TestSetupError("control \(path): \(result.standardError)") }
         return try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8), options: [.fragmentsAllowed])
     }

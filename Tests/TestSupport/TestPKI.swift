@@ -37,6 +37,9 @@ public final class TestPKI: Sendable {
     public var expiredServerKey: String { path("expiredserver.key") }
     public var selfSignedServerCertificate: String { path("selfsigned.pem") }
     public var selfSignedServerKey: String { path("selfsigned.key") }
+    /// The server certificate of the network-namespace tests: ccsim.test and 10.231.0.1.
+    public var netServerCertificate: String { path("netserver.pem") }
+    public var netServerKey: String { path("netserver.key") }
     /// `sha256//…` pin of the server's public key.
     public let serverPin: String
     /// A well-formed pin of some other key.
@@ -114,6 +117,8 @@ public final class TestPKI: Sendable {
         try issued("expiredserver", "/CN=localhost", by: "ca",
                    extensions: "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth",
                    start: "20200101000000Z", end: "20200201000000Z")
+        try issued("netserver", "/CN=ccsim.test", by: "ca",
+                   extensions: "subjectAltName=DNS:ccsim.test,IP:10.231.0.1\nextendedKeyUsage=serverAuth")
         try key("selfsigned")
         try openssl(["req", "-x509", "-new", "-key", "\(dir)/selfsigned.key", "-subj", "/CN=localhost", "-days", "30",
                      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-out", "\(dir)/selfsigned.pem"])

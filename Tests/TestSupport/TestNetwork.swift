@@ -1,0 +1,91 @@
+import Foundation
+
+/// Two test hosts in network namespaces of our own (root, iproute2), joined
+/// by a veth pair on 10.231.0.0/24: the server side (10.231.0.1, where a
+/// socat forwards port 8443 to a ccsim on that namespace's loopback) and
+/// the client side (10.231.0.2, interface `clientInterface`, where the
+/// daemon runs, resolving `ccsim.test` through its own /etc/netns hosts
+/// file). Nothing leaves the machine. Removed when released.
+public final class TestNetwork: Sendable {
+    public let server: String
+    public let client: String
+    public let clientInterface: String
+    public let serverInterface: String
+    public static let serverAddress = "10.231.0.1"
+    public static let clientAddress = "10.231.0.2"
+    public static let hostName = "ccsim.test"
+    public static let port = 8443
+    private let etc: String
+    private let forwarder: LockedBox<ChildProcess?> = LockedBox(nil)
+
+    public var url: String { "https://\(Self.hostName):\(Self.port)/" }
+    /// Runs a command inside the namespace.
+    public func inside(_ namespace: String) -> [String] { ["/usr/sbin/ip", "netns", "exec", namespace] }
+
+    public init() throws {
+        let tag = "\(getpid() % 100_000)"
+        server = "ccrs\(tag)"
+        client = "ccrc\(tag)"
+        serverInterface = "ccvs\(tag)"
+        clientInterface = "ccvc\(tag)"
+        etc = "/etc/netns/\(client)"
+        cleanUp()
+        try ip(["netns", "add", server])
+        try ip(["netns", "add", client])
+        try ip(["link", "add", serverInterface, "type", "veth", "peer", "name", clientInterface])
+        try ip(["link", "set", serverInterface, "netns", server])
+        try ip(["link", "set", clientInterface, "netns", client])
+        try ip(["-n", server, "addr", "add", Self.serverAddress + "/24", "dev", serverInterface])
+        try ip(["-n", client, "addr", "add", Self.clientAddress + "/24", "dev", clientInterface])
+        for (namespace, interface) in [(server, serverInterface), (client, clientInterface)] {
+            try ip(["-n", namespace, "link", "set", "lo", "up"])
+            try ip(["-n", namespace, "link", "set", interface, "up"])
+        }
+        try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
+        try resolves(true)
+        // No name server in the client's namespace: a name not in its hosts file fails at once.
+        try "nameserver 127.0.0.1\n".write(toFile: etc + "/resolv.conf", atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        forwarder.get()?.stop()
+        cleanUp()
+    }
+
+    /// Forwards 10.231.0.1:8443 in the server namespace to `port` on its loopback (where ccsim listens).
+    public func forward(toLoopbackPort port: Int) throws {
+        // The forwarder and the children it forked for open connections: those connections break.
+        forwarder.get()?.stop()
+        _ = try? run("/usr/bin/pkill", ["-f", "TCP-LISTEN:\(Self.port),bind=\(Self.serverAddress)"])
+        let command = inside(server) + [
+            "/usr/bin/socat", "TCP-LISTEN:\(Self.port),bind=\(Self.serverAddress),reuseaddr,fork", "TCP:127.0.0.1:\(port)",
+        ]
+        forwarder.set(try ChildProcess(command[0], Array(command.dropFirst())))
+        for _ in 0..<100 {
+            if (try? run("/bin/sh", ["-c", "\(inside(server).joined(separator: " ")) ss -Hltn | grep -q ':\(Self.port) '"]))?.status == 0 {
+                return
+            }
+            usleep(50_000)
+        }
+        throw TestSetupError("socat did not start listening")
+    }
+
+    /// Whether `ccsim.test` resolves in the client namespace (its hosts file).
+    public func resolves(_ known: Bool) throws {
+        let hosts = "127.0.0.1 localhost\n" + (known ? "\(Self.serverAddress) \(Self.hostName)\n" : "")
+        // In place: `ip netns exec` bind-mounted this very file (inode) over /etc/hosts.
+        try hosts.write(toFile: etc + "/hosts", atomically: false, encoding: .utf8)
+    }
+
+    /// `ip ARGUMENTS`, failing the test setup when it fails.
+    public func ip(_ arguments: [String]) throws {
+        let result = try run("/usr/sbin/ip", arguments)
+        guard result.status == 0 else { throw TestSetupError("ip \(arguments.joined(separator: " ")): \(result.standardError)") }
+    }
+
+    private func cleanUp() {
+        _ = try? run("/usr/sbin/ip", ["netns", "del", server])
+        _ = try? run("/usr/sbin/ip", ["netns", "del", client])
+        try? FileManager.default.removeItem(atPath: etc)
+    }
+}
