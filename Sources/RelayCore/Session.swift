@@ -22,6 +22,8 @@ public struct Session: Sendable {
     private let settings: SessionSettings
     private enum Request { case login, keepAlive }
     private var inFlight: Request?
+    /// When the request in flight (or the last one) was sent.
+    private var sentAt: Instant?
     /// When the next request (keep-alive, or login retry) is due.
     private var nextSend: Instant?
     /// The seq of the last report sent (1, 2, 3 … per session).
@@ -75,6 +77,9 @@ public struct Session: Sendable {
             if inFlight == nil && deadline == nil {
                 // A user command starts a new phase: no back-off carried over.
                 failures = 0
+                // After a refusal the credentials were changed: a kept connection
+                // (and its TLS session) would still present the refused ones.
+                if credentialsAlertShown { effects.append(.dropConnection) }
                 beginLogin(now, &effects)
             }
         case .restore(let restored):
@@ -154,11 +159,12 @@ public struct Session: Sendable {
     private mutating func beginLogin(_ now: Instant, _ effects: inout [SessionEffect]) {
         guard networkUp, !asleep, inFlight == nil else { return }
         inFlight = .login
+        sentAt = now
         nextSend = nil
         set(.loggingIn, &effects)
         // A login that hangs must not hold up the next try for longer than an
         // interval (a server that has just healed answers the next one).
-        effects.append(.sendLogin(timeout: min(settings.requestTimeout, max(interval, settings.minimumLoginTimeout))))
+        effects.append(.sendLogin(timeout: min(settings.requestTimeout, max(interval, settings.minimumRequestTimeout))))
     }
 
     private mutating func loginAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
@@ -191,7 +197,7 @@ public struct Session: Sendable {
             set(.loggedOut, &effects)
         case .noNetwork:
             failures += 1
-            nextSend = now + backoff(cap: loginBackoffCap)
+            nextSend = retry(now, cap: loginBackoffCap)
             set(.noNetwork, &effects)
         case .rateLimited(let retryAfter):
             failures += 1
@@ -204,7 +210,7 @@ public struct Session: Sendable {
             set(.loggingIn, &effects)
         case .transientFailure, .loggedOut, .accepted:
             failures += 1
-            nextSend = now + backoff(cap: loginBackoffCap)
+            nextSend = retry(now, cap: loginBackoffCap)
             if recovering && !logoutAlertShown {
                 // The session is gone and winning it back failed: tell the user once.
                 logoutAlertShown = true
@@ -226,10 +232,14 @@ public struct Session: Sendable {
             pendingSeq = seq
         }
         inFlight = .keepAlive
+        sentAt = now
         nextSend = nil
-        // Half the remaining time at most: a hung request still leaves room for a retry.
+        // Half the remaining time at most: a hung request still leaves room
+        // for a retry; and an interval at most, like a login.
         let remaining = deadline - now
-        let limit = min(settings.requestTimeout, max(remaining / 2, min(remaining, .seconds(1))))
+        let limit = min(
+            settings.requestTimeout, max(interval, settings.minimumRequestTimeout),
+            max(remaining / 2, min(remaining, .seconds(1))))
         effects.append(.sendKeepAlive(seq: pendingSeq!, timeout: limit))
     }
 
@@ -285,10 +295,9 @@ public struct Session: Sendable {
         guard let deadline else { return }
         failures += 1
         set(.failing, &effects)
-        let delay = max(backoff(cap: min(settings.backoffCap, interval)), floor)
         // Land before the deadline: leave room for the request itself.
         let margin = min(settings.requestTimeout, timeout / 4)
-        var next = min(now + delay, deadline - margin)
+        var next = min(max(retry(now, cap: min(settings.backoffCap, interval)), now + floor), deadline - margin)
         next = max(next, now + settings.minimumGap)
         nextSend = next
         warnIfNeeded(now, &effects)
@@ -458,6 +467,15 @@ public struct Session: Sendable {
             noticesSeen.insert(notice.id)
             effects.append(.post(.notice(id: notice.id, title: notice.title, body: notice.body, urgency: notice.urgency)))
         }
+    }
+
+    /// When a failed request is tried again: the back-off counts from when
+    /// the failed one was sent, so the time a request spent timing out is
+    /// not waited a second time (a server that has just healed is reached
+    /// as soon as the hung request gives up). Never sooner than `minimumGap`.
+    private mutating func retry(_ now: Instant, cap: Duration) -> Instant {
+        let step = backoff(cap: cap)
+        return max((sentAt ?? now) + step, now + settings.minimumGap)
     }
 
     /// Capped exponential back-off with jitter in [0.5, 1] of the step.

@@ -130,8 +130,8 @@ public struct SessionSettings: Sendable, Hashable {
     public var logoutOnExit = false
     /// Longest a request may take.
     public var requestTimeout: Duration = .seconds(15)
-    /// A login may take at least this long, also when the interval is shorter.
-    public var minimumLoginTimeout: Duration = .seconds(2)
+    /// A request may take an interval, and at least this long when the interval is shorter.
+    public var minimumRequestTimeout: Duration = .seconds(2)
     /// First retry delay; doubles per failure up to `backoffCap` (and the interval).
     public var backoffBase: Duration = .seconds(1)
     public var backoffCap: Duration = .seconds(60)

@@ -20,6 +20,11 @@ import Glibc
 public final class Daemon: @unchecked Sendable {
     public let queue = DispatchQueue(label: "ccrelay.daemon")
     let configuration: Configuration
+    /// Where `configuration` came from: watched, and read again when it changes.
+    let configurationPath: String
+    private var fileWatch: FileWatch?
+    /// Counts changes of the credential files, so that only the last of a burst logs in.
+    private var fileChanges = 0
     private let client: CCClient
     var bus: Connection
     private var notifier: Notifier
@@ -49,8 +54,10 @@ public final class Daemon: @unchecked Sendable {
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
-    public init(configuration: Configuration, version: String, log: @escaping @Sendable (String) -> Void) throws {
+    public init(configuration: Configuration, configurationPath: String, version: String,
+                log: @escaping @Sendable (String) -> Void) throws {
         self.configuration = configuration
+        self.configurationPath = configurationPath
         self.version = version
         location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
@@ -98,6 +105,7 @@ public final class Daemon: @unchecked Sendable {
         watch.start()
         watchSessionBus()
         startPeriodicWork()
+        watchFiles()
         refreshBadge(announce: true)
         updateLocation()
         if let restored = restoredSession() {
@@ -177,6 +185,53 @@ public final class Daemon: @unchecked Sendable {
         timer.setEventHandler(handler: work)
         timer.resume()
         return timer
+    }
+
+    /// The configuration and the files it names: a new configuration takes
+    /// effect by itself, and a replaced certificate is tried at once after a refusal.
+    private func watchFiles() {
+        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
+        do {
+            fileWatch = try FileWatch(paths: paths, queue: queue) { [weak self] path in self?.fileChanged(path) }
+        } catch {
+            log("\(error); a changed configuration or certificate needs: systemctl --user restart ccrelay")
+        }
+    }
+
+    private func fileChanged(_ path: String) {
+        if path == configurationPath { return configurationChanged() }
+        // A certificate, key or CA file: after a refusal of the credentials,
+        // the user acted. Certificate and key are often replaced one after
+        // the other: the login waits until the files have been quiet for a second.
+        fileChanges += 1
+        let change = fileChanges
+        queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
+            guard let self, change == self.fileChanges else { return }
+            let credentialCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
+            guard self.session.state == .loggedOut, let code = self.lastProblem?.code, credentialCodes.contains(code) else { return }
+            self.log("\(path) changed; logging in again")
+            self.handle(.start)
+        }
+    }
+
+    /// A valid new configuration restarts the daemon with it (the same
+    /// process, exec'd anew, carrying on with the session); an invalid one is
+    /// reported and the running configuration kept.
+    private func configurationChanged() {
+        let loaded = ConfigurationCheck.load(configurationPath)
+        guard var fresh = loaded.configuration else {
+            let problems = loaded.errors.map(\.description).joined(separator: "; ")
+            return log("the changed configuration is not used until it is fixed: \(problems)")
+        }
+        var running = configuration
+        fresh.lines = [:]
+        running.lines = [:]
+        guard fresh != running else { return }
+        log("the configuration changed; restarting with it")
+        saveSession()
+        var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", &arguments)
+        log("cannot restart (\(String(cString: strerror(errno)))); restart the daemon to use the new configuration")
     }
 
     /// Warns, once a day, when the student certificate expires within 7 days.

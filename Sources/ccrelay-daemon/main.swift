@@ -64,7 +64,7 @@ func runDaemon(_ arguments: [String]) -> Never {
 
     let daemon: Daemon
     do {
-        daemon = try Daemon(configuration: configuration, version: ccrelayVersion, log: log)
+        daemon = try Daemon(configuration: configuration, configurationPath: path, version: ccrelayVersion, log: log)
     } catch {
         log("daemon: cannot start: \(error)")
         exit(1)

@@ -64,6 +64,28 @@ import Testing
         #expect(json["timeout"] as? Int == 86_400, "bounded: \(json)")
     }
 
+    @Test func alternatingLoginsAndLogoutsLeaveNoSessionOpen() async throws {
+        let rig = try await Rig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        // 2,000 calls as fast as one client can make them, the last a logout.
+        let script = """
+            for i in $(seq 1000); do
+              busctl --user call io.github.ccrelay.CCRelay /io/github/ccrelay/CCRelay io.github.ccrelay.CCRelay1 Login
+              busctl --user call io.github.ccrelay.CCRelay /io/github/ccrelay/CCRelay io.github.ccrelay.CCRelay1 Logout
+            done
+            """
+        #expect(try run("/bin/bash", ["-c", script], environment: rig.environment).status == 0)
+        #expect(await eventually(timeout: .seconds(30)) {
+            let sessions = (try? rig.sim.sessions()) ?? []
+            return !sessions.isEmpty && sessions.allSatisfy { $0["state"] as? String == "logged_out" }
+        }, "every session the server granted was ended")
+        try await Task.sleep(for: .seconds(3))
+        let sessions = try rig.sim.sessions()
+        #expect(sessions.allSatisfy { $0["state"] as? String == "logged_out" }, "and none opened later")
+        #expect(try status(rig)["state"] as? String == "offline", "the last word was log out")
+        #expect(sessions.count <= 1001, "commands coalesce: \(sessions.count) logins for 1,000 Login calls")
+    }
+
     @Test func aLogoutWhileTheLoginIsUnderWayWins() async throws {
         let rig = try await Rig(simulator: ["--interval", "2", "--timeout", "8"])
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
@@ -79,5 +101,51 @@ import Testing
         try await Task.sleep(for: .seconds(2))
         #expect(try status(rig)["state"] as? String == "offline")
         login.stop()
+    }
+}
+
+/// After a refusal the daemon waits for the user: a replaced certificate is
+/// tried at once, and a changed configuration takes effect by itself.
+@Suite struct UserActsTests {
+    @Test func aReplacedCertificateIsTriedAtOnceAfterARefusal() async throws {
+        let pki = TestPKI.shared
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-replace-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let certificate = directory + "/student.pem"
+        let key = directory + "/student.key"
+        try FileManager.default.copyItem(atPath: pki.strangerCertificate, toPath: certificate)
+        try FileManager.default.copyItem(atPath: pki.strangerKey, toPath: key)
+        chmod(key, 0o600)
+        let rig = try await DaemonRig(certificate: (certificate, key))
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: logged-out") }, "\(rig.log)")
+        try await Task.sleep(for: .seconds(1))
+        #expect(try rig.sim.sessions().isEmpty)
+        // The user puts the right certificate in place (as cp does: written in place).
+        try Data(contentsOf: URL(fileURLWithPath: pki.clientCertificate)).write(to: URL(fileURLWithPath: certificate))
+        try Data(contentsOf: URL(fileURLWithPath: pki.clientKey)).write(to: URL(fileURLWithPath: key))
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        #expect(rig.log.contains("changed; logging in again"))
+    }
+
+    @Test func aChangedConfigurationTakesEffectAndTheSessionCarriesOn() async throws {
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        let pid = rig.daemon.pid
+        let original = try String(contentsOfFile: rig.configPath, encoding: .utf8)
+        // A broken edit is reported and ignored.
+        try (original + "\nwarn-before = soon\n").write(toFile: rig.configPath, atomically: true, encoding: .utf8)
+        chmod(rig.configPath, 0o600)
+        #expect(await eventually(timeout: .seconds(10)) { rig.log.contains("is not used until it is fixed") }, "\(rig.log)")
+        // A good one restarts the daemon with it: same process, same session.
+        try original.replacingOccurrences(of: "warn-before = 6", with: "warn-before = 5")
+            .write(toFile: rig.configPath, atomically: true, encoding: .utf8)
+        chmod(rig.configPath, 0o600)
+        #expect(await eventually(timeout: .seconds(10)) { rig.log.contains("restarting with it") }, "\(rig.log)")
+        #expect(await eventually(timeout: .seconds(10)) { rig.log.contains("carrying on with the session") }, "\(rig.log)")
+        let reports = rig.acceptedReports()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > reports }, "\(rig.log)")
+        #expect(rig.daemon.pid == pid && rig.daemon.isRunning)
+        #expect(try rig.sim.sessions().count == 1, "no new login")
+        #expect(try rig.cli(["status"]).status == 0)
     }
 }

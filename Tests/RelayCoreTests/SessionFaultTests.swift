@@ -129,6 +129,23 @@ import Testing
         }
     }
 
+    @Test func theTimeARequestSpentTimingOutIsNotWaitedAgain() {
+        var daemon = VirtualDaemon()
+        daemon.loggedIn(interval: 2, timeout: 8)
+        guard case .sendKeepAlive(_, let timeout) = daemon.nextRequest() else {
+            Issue.record("a keep-alive is due")
+            return
+        }
+        #expect(timeout == .seconds(2), "a keep-alive may take an interval (and at least 2 s)")
+        daemon.now = daemon.now + timeout
+        daemon.send(.keepAliveAnswered(.transientFailure("timeout")))
+        #expect(daemon.session.nextAttempt(at: daemon.now) == .milliseconds(500), "retried at once after a timeout")
+        // An immediate refusal still backs off.
+        _ = daemon.nextRequest()
+        daemon.send(.keepAliveAnswered(.transientFailure("503")))
+        #expect(daemon.session.nextAttempt(at: daemon.now)! >= .seconds(1))
+    }
+
     @Test func networkBackAndResumeStartTheBackOffAfresh() {
         var daemon = VirtualDaemon()
         daemon.send(.start)
@@ -166,7 +183,10 @@ import Testing
         #expect(refused.contains(.post(.credentials(.refusedInHandshake(.unknownAuthority)))))
         #expect(daemon.session.state == .loggedOut)
         #expect(daemon.nextRequest() == nil)
-        #expect(daemon.send(.start).contains { if case .sendLogin = $0 { true } else { false } })
+        let again = daemon.send(.start)
+        #expect(again.contains { if case .sendLogin = $0 { true } else { false } })
+        #expect(again.first { $0 == .dropConnection || $0.isRequest } == .dropConnection,
+                "a fresh connection first: the kept one still presents the refused certificate")
     }
 
     @Test func nextAttemptIsZeroInFlightAndNilWhenNothingIsPlanned() {
