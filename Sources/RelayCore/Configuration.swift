@@ -162,6 +162,9 @@ public enum ConfigurationParser {
             else {
                 return "url must start with https:// (plain http only to a loopback address), got '\(value)'"
             }
+            guard value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
+                return "url must not contain spaces, tabs or control characters"
+            }
             c.serverURL = value
         case ("server", "ca-file"):
             guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }

@@ -79,3 +79,27 @@ import Testing
         #expect(result.warnings[2].message.contains("first on line 7"))
     }
 }
+
+/// Files as editors and careless users write them.
+@Suite struct ConfigurationParserFaultTests {
+    @Test func windowsLineEndsAndAByteOrderMarkParse() throws {
+        let text = "\u{FEFF}[server]\r\nurl = https://cc.campus.example/\r\n[keepalive]\r\nwarn-before = 30\r\n"
+        let result = ConfigurationParser.parse(text, file: "f", home: "/h")
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.allSatisfy { $0.line == 0 }, "no line is misread: \(result.warnings)")
+        #expect(result.configuration?.serverURL == "https://cc.campus.example/")
+        #expect(result.configuration?.warnBefore == 30)
+    }
+
+    @Test func controlCharactersAreErrorsNamingTheirLine() {
+        let nul = ConfigurationParser.parse("[server]\nurl = https://x/\u{0}.evil/\n", file: "f", home: "/h")
+        #expect(nul.configuration == nil && nul.errors.first?.line == 2)
+        let tab = ConfigurationParser.parse("[server]\nurl = https://x/\tevil\n", file: "f", home: "/h")
+        #expect(tab.configuration == nil && tab.errors.first?.description.contains("f:2: url must not contain") == true)
+    }
+
+    @Test func theLineOfEveryKeyIsKeptForLaterChecks() {
+        let result = ConfigurationParser.parse("[server]\n\nurl = https://x/\n[auth]\nkey = /k\ncertificate = /c\n", file: "f", home: "/h")
+        #expect(result.configuration?.lines == ["server.url": 3, "auth.key": 5, "auth.certificate": 6])
+    }
+}
