@@ -42,7 +42,7 @@ let package = Package(
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "RelayCore", "TestSupport", "CCurl"]),
         .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["DBus", "Relay", "CCProtocol", "TestSupport", "CCurl", "CSQLite"]),
+            name: "EndToEndTests", dependencies: ["DBus", "Relay", "RelayCore", "CCProtocol", "TestSupport", "CCurl", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

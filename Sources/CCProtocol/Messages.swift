@@ -137,8 +137,9 @@ enum Wire {
     static let intervalRange = 1...3600
     static let timeoutRange = 1...86_400
     static let retryAfterRange = 0...600
-    /// Notices taken from one reply; the rest are dropped (bounded work per reply).
-    static let noticeLimit = 100
+    /// Notices taken from one reply; the rest are dropped (bounded work per
+    /// reply: a 64 KiB body holds a few thousand tiny ones at most).
+    static let noticeLimit = 1_000
     /// A notice id longer than this is malformed.
     static let noticeIDLimit = 256
     /// The granted address is shown to people: printable ASCII, this long at most.

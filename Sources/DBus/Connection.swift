@@ -353,8 +353,14 @@ let pendingCallNotify: DBusPendingCallNotifyFunction = { pending, pointer in
 extension DispatchQueue {
     private static let identity = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Tags this queue so that `isCurrent` can recognise it.
-    func markCurrent() { setSpecific(key: Self.identity, value: ObjectIdentifier(self)) }
+    /// Tags this queue so that `isCurrent` can recognise it. Only once: setting
+    /// the key again sends the old value's destructor to a global queue, which
+    /// starts libdispatch's worker-pool monitor, a 1 Hz timer for the rest of
+    /// the process's life (a second connection on the daemon's queue did that).
+    func markCurrent() {
+        guard getSpecific(key: Self.identity) != ObjectIdentifier(self) else { return }
+        setSpecific(key: Self.identity, value: ObjectIdentifier(self))
+    }
 
     /// True when running on this (tagged) queue.
     var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.identity) == ObjectIdentifier(self) }

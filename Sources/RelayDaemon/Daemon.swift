@@ -273,8 +273,12 @@ public final class Daemon: @unchecked Sendable {
             if case .notice(let id, _, _, _) = subject { posts.append((alert, id)) } else { posts.append((alert, nil)) }
         }
         journal(posts)
-        for effect in effects {
+        // One bubble per kind: of many notices in one reply only the newest is
+        // shown (all are in the journal), instead of replacing the bubble a thousand times.
+        let lastNotice = effects.lastIndex { if case .post(.notice) = $0 { true } else { false } }
+        for (index, effect) in effects.enumerated() {
             if case .post(let subject) = effect {
+                if case .notice = subject, index != lastNotice { continue }
                 if let alert = alert(for: subject) { notifier.post(alert) }
             } else {
                 apply(effect)

@@ -82,7 +82,7 @@ import Testing
     }
 
     @Test func theWorkPerReplyIsBounded() {
-        let notices = (0..<3800).map { #"{"id":"n-\#($0)","title":"t","body":"b"}"# }.joined(separator: ",")
+        let notices = (0..<3800).map { #"{"id":"\#($0)"}"# }.joined(separator: ",")
         guard case .accepted(let grant) = keepAlive(#"{"status":"online","notices":[\#(notices)]}"#) else {
             Issue.record("a reply with many notices is accepted")
             return

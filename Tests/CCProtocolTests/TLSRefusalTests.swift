@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: [true, false])
     func certificatesTheServerRefusesInTheHandshake(tls13: Bool) async throws {
-        let server = try TLSServerProcess(
+        let server = try await TLSServerProcess(
             certificate: pki.serverCertificate, key: pki.serverKey, clientCA: pki.caCertificate, tls13: tls13)
         let cases: [(String, String?, HandshakeRefusal)] = [
             (pki.strangerCertificate, pki.strangerKey, .unknownAuthority),
@@ -57,7 +57,7 @@ import Testing
             (pki.serverCertificate, pki.serverKey, nil, .unknownIssuer),
         ]
         for (certificate, key, ca, expected) in cases {
-            let server = try TLSServerProcess(certificate: certificate, key: key)
+            let server = try await TLSServerProcess(certificate: certificate, key: key)
             let outcome = try await login(server, certificate: pki.clientCertificate, key: pki.clientKey, ca: ca)
             guard case .transportFailure(.serverUntrusted(let problem, _)) = outcome else {
                 Issue.record("\(certificate): \(outcome)")

@@ -14,7 +14,7 @@ import Testing
 
     @Test func aCertificateRefusedInTheHandshakeIsACredentialsAlertAndStopsTheRetries() async throws {
         let pki = TestPKI.shared
-        let server = try TLSServerProcess(certificate: pki.serverCertificate, key: pki.serverKey, clientCA: pki.caCertificate)
+        let server = try await TLSServerProcess(certificate: pki.serverCertificate, key: pki.serverKey, clientCA: pki.caCertificate)
         let rig = try await Rig(certificate: (pki.strangerCertificate, pki.strangerKey), serverURL: server.url)
         #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: logged-out") }, "\(rig.log)")
         let shown = try rig.dunst.closeAllAndReadHistory()
@@ -31,7 +31,7 @@ import Testing
 
     @Test func anUntrustedServerRaisesTheTrustAlertAndKeepsTrying() async throws {
         let pki = TestPKI.shared
-        let server = try TLSServerProcess(certificate: pki.wrongNameServerCertificate, key: pki.wrongNameServerKey)
+        let server = try await TLSServerProcess(certificate: pki.wrongNameServerCertificate, key: pki.wrongNameServerKey)
         let rig = try await Rig(serverURL: server.url)
         #expect(await eventually(timeout: .seconds(20)) {
             (try? rig.dunst.closeAllAndReadHistory().contains { $0.category == "x-ccrelay.trust" }) == true
@@ -48,20 +48,21 @@ import Testing
         let hostile = #"{"status":"online","interval":2,"timeout":9223372036854775807,"notices":[{"title":"no id"},{"id":7},"#
             + #"{"id":"n-ok","title":"\u001b]0;pwned\u0007\u001b[31m维护","body":"今晚维护"}]}"#
         try rig.sim.control("POST", "fault", ["endpoint": "keepalive", "kind": "raw", "body": hostile, "count": 1])
-        try rig.sim.control("POST", "fault", [
-            "endpoint": "keepalive", "kind": "raw", "status": 429, "retry_after_header": "9223372036854775807",
-            "body": #"{"error":"rate_limited","retry_after":1e300}"#, "count": 1,
-        ])
         #expect(await eventually(timeout: .seconds(30)) { rig.log.contains("dropped") }, "\(rig.log)")
-        try await Task.sleep(for: .seconds(1))
-        #expect(rig.daemon.isRunning, "\(rig.log)")
+        let reports = rig.acceptedReports()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > reports }, "\(rig.log)")
         #expect(!rig.log.contains("state: failing"), "one malformed notice does not fail an accepted keep-alive: \(rig.log)")
         let history = try rig.cli(["history"])
         #expect(history.standardOutput.contains("维护"))
         #expect(!history.standardOutput.contains("\u{1B}") && !history.standardOutput.contains("\u{07}"), "\(history.standardOutput)")
         #expect(try rig.cli(["history", "--json"]).standardOutput.contains("\\u001b"), "--json escapes instead")
-        let json = try status(rig)
-        #expect(json["timeout"] as? Int == 86_400, "bounded: \(json)")
+        // A 429 asking for the largest wait there is: bounded, and the daemon lives on.
+        try rig.sim.control("POST", "fault", [
+            "endpoint": "keepalive", "kind": "raw", "status": 429, "retry_after_header": "9223372036854775807",
+            "body": #"{"error":"rate_limited","retry_after":1e300}"#, "count": 1,
+        ])
+        #expect(await eventually(timeout: .seconds(20)) { (try? status(rig)["last_error_code"] as? String) == "rate-limited" })
+        #expect(rig.daemon.isRunning, "\(rig.log)")
     }
 
     @Test func alternatingLoginsAndLogoutsLeaveNoSessionOpen() async throws {

@@ -47,7 +47,7 @@ import Testing
         // The name stops resolving while the connection breaks (a new one needs the name).
         start = marker
         try network.resolves(false)
-        try network.forward(toLoopbackPort: rig.simulatorPort)
+        try await network.forward(toLoopbackPort: rig.simulatorPort)
         await trouble(after: start, "a name that does not resolve")
         start = marker
         try network.resolves(true)
@@ -82,7 +82,7 @@ import Testing
                 busSocket: socket, serverURL: network.url, launcher: network.inside(network.client),
                 simulatorLauncher: network.inside(network.server)) { _ in }
             simulatorPort = Int(rig.sim.url.split(separator: ":").last!.filter(\.isNumber))!
-            try network.forward(toLoopbackPort: simulatorPort)
+            try await network.forward(toLoopbackPort: simulatorPort)
         }
     }
 }

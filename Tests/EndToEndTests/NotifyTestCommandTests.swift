@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import TestSupport
 import Testing
 
@@ -34,7 +35,7 @@ import Testing
         #expect(result.standardOutput.contains("notification server: dunst"))
         #expect(result.standardOutput.contains("body-markup"))
         let history = try dunst.closeAllAndReadHistory()
-        #expect(history.count == 8)
+        #expect(history.count == AlertKind.allCases.count)
         let byCategory = Dictionary(grouping: history, by: \.category)
         let required: [(String, String)] = [
             ("network.disconnected", "登录已被注销，请重新登录"), ("network.error", "保持在线失败"),
@@ -92,7 +93,7 @@ import Testing
         let result = try ccrelay(["notify-test", "--wait", "1"], bus: bus)
         #expect(result.status == 1)
         let waiting = result.standardError.split(separator: "\n").filter { $0.contains("will show when one appears") }
-        #expect(waiting.count == 8, "each alert is written to stderr once: \(result.standardError)")
+        #expect(waiting.count == AlertKind.allCases.count, "each alert is written to stderr once: \(result.standardError)")
         #expect(result.standardError.contains("no notification server answered"))
     }
 
@@ -106,7 +107,7 @@ import Testing
         let dunst = try await Dunst(on: bus)
         #expect(await eventually(timeout: .seconds(30)) { !child.isRunning })
         #expect(child.wait() == 0)
-        #expect(try dunst.closeAllAndReadHistory().count == 8)
+        #expect(try dunst.closeAllAndReadHistory().count == AlertKind.allCases.count)
     }
 
     @Test func usageErrorsExitTwoWithAHint() throws {

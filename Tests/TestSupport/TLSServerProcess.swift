@@ -9,15 +9,17 @@ public final class TLSServerProcess: Sendable {
     private let process: ChildProcess
     public let url: String
 
-    public init(certificate: String, key: String, clientCA: String? = nil, tls13: Bool = true) throws {
+    public init(certificate: String, key: String, clientCA: String? = nil, tls13: Bool = true) async throws {
         let port = try freeLoopbackPort()
         var arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet",
                          tls13 ? "-tls1_3" : "-tls1_2"]
         if let clientCA { arguments += ["-CAfile", clientCA, "-Verify", "1", "-verify_return_error"] }
         process = try ChildProcess("/usr/bin/openssl", arguments)
         url = "https://127.0.0.1:\(port)/"
-        for _ in 0..<200 where !canConnect(port) { usleep(50_000) }
-        guard canConnect(port) else { throw TestSetupError("openssl s_server did not start") }
+        // Waited for without blocking a thread of the (2-thread) concurrency pool.
+        guard await eventually(timeout: .seconds(10), { canConnect(port) }) else {
+            throw TestSetupError("openssl s_server did not start")
+        }
     }
 
     deinit { process.stop() }

@@ -53,7 +53,7 @@ public final class TestNetwork: Sendable {
     }
 
     /// Forwards 10.231.0.1:8443 in the server namespace to `port` on its loopback (where ccsim listens).
-    public func forward(toLoopbackPort port: Int) throws {
+    public func forward(toLoopbackPort port: Int) async throws {
         // The forwarder and the children it forked for open connections: those connections break.
         forwarder.get()?.stop()
         _ = try? run("/usr/bin/pkill", ["-f", "TCP-LISTEN:\(Self.port),bind=\(Self.serverAddress)"])
@@ -61,13 +61,10 @@ public final class TestNetwork: Sendable {
             "/usr/bin/socat", "TCP-LISTEN:\(Self.port),bind=\(Self.serverAddress),reuseaddr,fork", "TCP:127.0.0.1:\(port)",
         ]
         forwarder.set(try ChildProcess(command[0], Array(command.dropFirst())))
-        for _ in 0..<100 {
-            if (try? run("/bin/sh", ["-c", "\(inside(server).joined(separator: " ")) ss -Hltn | grep -q ':\(Self.port) '"]))?.status == 0 {
-                return
-            }
-            usleep(50_000)
+        let probe = "\(inside(server).joined(separator: " ")) ss -Hltn | grep -q ':\(Self.port) '"
+        guard await eventually(timeout: .seconds(5), { (try? run("/bin/sh", ["-c", probe]))?.status == 0 }) else {
+            throw TestSetupError("socat did not start listening")
         }
-        throw TestSetupError("socat did not start listening")
     }
 
     /// Whether `ccsim.test` resolves in the client namespace (its hosts file).
