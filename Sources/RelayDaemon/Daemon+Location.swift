@@ -18,6 +18,8 @@ struct DaemonLocation {
     var alerting = LocationAlerting()
     /// Keep-alives answered 428 (location required) in a row.
     var rejections = 0
+    /// The running source has reported something (a fix or a problem) since it started.
+    var sourceAnswered = false
 
     init(mode: Configuration.LocationMode) {
         need = LocationNeed(mode: mode, server: .none)
@@ -33,6 +35,7 @@ extension Daemon {
     func updateLocation() {
         if location.need.sendsFixes && location.source == nil {
             location.source = makeLocationSource()
+            location.sourceAnswered = false
             location.source?.start()
         } else if !location.need.sendsFixes, let source = location.source {
             source.stop()
@@ -62,6 +65,7 @@ extension Daemon {
     }
 
     private func locationReported(_ report: LocationReport) {
+        location.sourceAnswered = true
         switch report {
         case .fix(let fix):
             location.fix = fix
@@ -96,9 +100,10 @@ extension Daemon {
     func keepAliveLocation(rejected: Bool) {
         if rejected {
             location.need.server = .required
-            // A refusal counts towards the alert only once the source has had its say
-            // (a fix or a problem): a source still starting gets the next retry.
-            if location.fix != nil || location.problem != nil { location.rejections += 1 }
+            // A refusal counts towards the alert only once the running source has
+            // had its say (a fix or a problem): a source still starting — also one
+            // started again after a problem — gets the next retry.
+            if location.sourceAnswered { location.rejections += 1 }
         } else if location.rejections > 0 {
             location.rejections = 0
         } else {
