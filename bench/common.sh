@@ -4,7 +4,8 @@
 # session bus, and a ccrelay.conf for them. Sets: bin, dir, url, control,
 # DBUS_SESSION_BUS_ADDRESS (exported), pids (killed on exit).
 #   bench_setup INTERVAL TIMEOUT
-#   start_daemon   -> $daemon (pid); its log is $dir/daemon.log
+#   start_daemon [BIN]  -> $daemon (pid); its log is $dir/daemon.log
+#   build_before REV    -> $before_bin (REV built the same way, for side-by-side runs)
 
 bench_setup() {
     local interval=$1 timeout=$2
@@ -42,9 +43,23 @@ CONF
     chmod 600 "$dir/ccrelay.conf"
 }
 
+# start_daemon [BIN]: the daemon of BIN (default: $bin) with a fresh state directory.
 start_daemon() {
+    local from=${1:-$bin}
+    rm -rf "$dir/state"
     XDG_STATE_HOME=$dir/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \
-        "$bin/ccrelay" daemon --config "$dir/ccrelay.conf" 2>"$dir/daemon.log" &
+        "$from/ccrelay" daemon --config "$dir/ccrelay.conf" 2>"$dir/daemon.log" &
     daemon=$!
     pids+=($daemon)
+}
+
+# build_before REV: the same release build of commit REV, in a git worktree
+# under .build/bench-before (kept for later runs); sets before_bin.
+build_before() {
+    local tree=.build/bench-before/$1
+    [ -d "$tree" ] || git worktree add --detach "$tree" "$1" >/dev/null 2>&1
+    (cd "$tree" && for product in ccrelay ccrelay-daemon; do
+        swift build -c release --static-swift-stdlib --product "$product" >/dev/null || exit 1
+    done)
+    before_bin=$(cd "$tree" && swift build -c release --static-swift-stdlib --show-bin-path)
 }
