@@ -31,7 +31,7 @@ public enum ConfigurationFile {
         switch BoundedFile.read(path, limit: 1 << 20) {
         case .success(let read): bytes = read
         case .failure(.missing(let reason)):
-            return failure("cannot read the configuration: \(reason); create it (see ccrelay(1), CONFIGURATION)")
+            return failure("cannot read the configuration: \(reason); create it (the README and ccrelay(1), FILES, list its keys)")
         case .failure(let problem): return failure("cannot read the configuration: \(problem)")
         }
         if let mode = BoundedFile.mode(path), mode & 0o077 != 0 {
