@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0 (LICENSE)
 import PackageDescription
 
 /// ccrelay: keeps a Linux desktop logged in to the campus CC server and

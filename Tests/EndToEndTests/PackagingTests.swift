@@ -113,6 +113,10 @@ import Testing
         let ccrelay = root + "/usr/bin/ccrelay"
         let version = try run(ccrelay, ["--version"])
         #expect(version.status == 0 && version.standardOutput.hasPrefix("ccrelay "), "\(version.standardError)")
+        // The licence, machine-readable (DEP-5), as the Apache-2.0 LICENSE of the source.
+        let copyright = try String(contentsOfFile: root + "/usr/share/doc/ccrelay/copyright", encoding: .utf8)
+        #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"))
+        #expect(copyright.contains("\nLicense: Apache-2.0\n") && copyright.contains("/usr/share/common-licenses/Apache-2.0"))
         let ldd = try run("/usr/bin/ldd", [ccrelay])
         #expect(!ldd.standardOutput.contains("libswift"), "static Swift runtime: \(ldd.standardOutput)")
         // notify-test from the installed copy, in Chinese from its own catalogue, against dunst.
