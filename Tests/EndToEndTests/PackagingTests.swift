@@ -47,6 +47,24 @@ import Testing
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
     }
 
+    /// `groff -ww` is silent about a `.TP` tag spread over two macro lines,
+    /// which runs option text into the description: the rendered page shows it.
+    @Test func theManPagesCommandsListHasOneCommandPerEntry() throws {
+        let rendered = try run("/usr/bin/groff", ["-man", "-Tutf8", "-P-cbou", Self.packaging + "/ccrelay.1"]).standardOutput
+        let lines = rendered.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex(of: "COMMANDS"))
+        let end = try #require(lines[start...].firstIndex(of: "FILES"))
+        // Entry tags stand at the section indent (7 spaces); descriptions deeper.
+        let tags = lines[(start + 1)..<end].filter { $0.hasPrefix("       ") && !$0.hasPrefix("        ") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("Every command") }
+        let commands = ["daemon", "status", "badge", "history", "login", "logout", "notify-test", "config", "completions", "demo"]
+        #expect(Set(tags.compactMap { $0.split(separator: " ").first.map(String.init) }) == Set(commands), "\(tags)")
+        for tag in ["daemon [--config PATH]", "history [--limit N] [--kind KIND] [--json]", "login [--wait SECONDS]",
+                    "notify-test [KIND...] [--wait SECONDS] [--json]", "config check [--config PATH] | config path"] {
+            #expect(tags.contains(tag), "the whole synopsis of an entry is its tag: \(tag) in \(tags)")
+        }
+    }
+
     @Test func everyUserVisibleStringIsTranslatedInBothCatalogues() throws {
         let directory = try temporaryDirectory("pot")
         let sources = try FileManager.default.subpathsOfDirectory(atPath: Self.repository + "/Sources")
