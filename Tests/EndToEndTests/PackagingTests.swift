@@ -1,4 +1,5 @@
 import Foundation
+import RelayCore
 import TestSupport
 import Testing
 
@@ -135,6 +136,11 @@ import Testing
         let copyright = try String(contentsOfFile: root + "/usr/share/doc/ccrelay/copyright", encoding: .utf8)
         #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"))
         #expect(copyright.contains("\nLicense: Apache-2.0\n") && copyright.contains("/usr/share/common-licenses/Apache-2.0"))
+        // The README and an example configuration that the daemon's own parser reads without a problem.
+        #expect(FileManager.default.fileExists(atPath: root + "/usr/share/doc/ccrelay/README.md.gz"))
+        let example = root + "/usr/share/doc/ccrelay/examples/ccrelay.conf"
+        let parsed = ConfigurationParser.parse(try String(contentsOfFile: example, encoding: .utf8), file: example, home: "/home/s")
+        #expect(parsed.errors.isEmpty && parsed.warnings.isEmpty, "\(parsed.errors) \(parsed.warnings)")
         let ldd = try run("/usr/bin/ldd", [ccrelay])
         #expect(!ldd.standardOutput.contains("libswift"), "static Swift runtime: \(ldd.standardOutput)")
         // notify-test from the installed copy, in Chinese from its own catalogue, against dunst.
