@@ -11,53 +11,49 @@ import Testing
     @Test func theDaemonRidesOutRealNetworkFaults() async throws {
         let network = try TestNetwork()
         let rig = try await Rig(network)
-        func onlineAgain(after marker: Int, _ what: String) async {
-            let back = await eventually(timeout: .seconds(40)) {
-                rig.log.split(separator: "\n").dropFirst(marker).contains("ccrelay: state: online")
-            }
-            #expect(back, "online again after \(what): \(rig.log)")
-        }
-        func trouble(after marker: Int, _ what: String) async {
-            let seen = await eventually(timeout: .seconds(30)) {
+        var lineCount: Int { rig.log.split(separator: "\n").count }
+        func stateSeen(after marker: Int, _ states: [String], within seconds: Int64) async -> Bool {
+            await eventually(timeout: .seconds(seconds)) {
                 let lines = rig.log.split(separator: "\n").dropFirst(marker)
-                return lines.contains("ccrelay: state: failing") || lines.contains("ccrelay: state: no-network")
-                    || lines.contains("ccrelay: state: logging-in")
+                return states.contains { lines.contains(Substring("ccrelay: state: " + $0)) }
             }
-            #expect(seen, "\(what) shows as trouble: \(rig.log)")
         }
-        var marker: Int { rig.log.split(separator: "\n").count }
+        /// One fault: `cause` shows as trouble, and after `heal` the daemon is online again by itself.
+        func fault(_ what: String, cause: () async throws -> Void, heal: () throws -> Void) async throws {
+            var marker = lineCount
+            try await cause()
+            #expect(await stateSeen(after: marker, ["failing", "no-network", "logging-in"], within: 30),
+                    "\(what) shows as trouble: \(rig.log)")
+            marker = lineCount
+            try heal()
+            #expect(await stateSeen(after: marker, ["online"], within: 40), "online again after \(what): \(rig.log)")
+        }
         #expect(await eventually(timeout: .seconds(30)) { rig.log.contains("state: online") }, "\(rig.log)")
 
-        // The bound interface goes down and comes back.
-        var start = marker
-        try network.ip(["-n", network.client, "link", "set", network.clientInterface, "down"])
-        await trouble(after: start, "the interface going down")
-        start = marker
-        try network.ip(["-n", network.client, "link", "set", network.clientInterface, "up"])
-        await onlineAgain(after: start, "the interface came back")
-
+        try await fault("the bound interface going down") {
+            try network.ip(["-n", network.client, "link", "set", network.clientInterface, "down"])
+        } heal: {
+            try network.ip(["-n", network.client, "link", "set", network.clientInterface, "up"])
+        }
         // The server's side of the link goes away: nothing answers on the network.
-        start = marker
-        try network.ip(["-n", network.server, "link", "set", network.serverInterface, "down"])
-        await trouble(after: start, "an unreachable network")
-        start = marker
-        try network.ip(["-n", network.server, "link", "set", network.serverInterface, "up"])
-        await onlineAgain(after: start, "the route came back")
-
+        try await fault("an unreachable network") {
+            try network.ip(["-n", network.server, "link", "set", network.serverInterface, "down"])
+        } heal: {
+            try network.ip(["-n", network.server, "link", "set", network.serverInterface, "up"])
+        }
         // The name stops resolving while the connection breaks (a new one needs the name).
-        start = marker
-        try network.resolves(false)
-        try await network.forward(toLoopbackPort: rig.simulatorPort)
-        await trouble(after: start, "a name that does not resolve")
-        start = marker
-        try network.resolves(true)
-        await onlineAgain(after: start, "the name resolves again")
+        try await fault("a name that does not resolve") {
+            try network.resolves(false)
+            try await network.forward(toLoopbackPort: rig.simulatorPort)
+        } heal: {
+            try network.resolves(true)
+        }
 
         // The client's address changes mid-session: the kept connection is dead.
-        start = marker
+        let marker = lineCount
         try network.ip(["-n", network.client, "addr", "del", TestNetwork.clientAddress + "/24", "dev", network.clientInterface])
         try network.ip(["-n", network.client, "addr", "add", "10.231.0.3/24", "dev", network.clientInterface])
-        await onlineAgain(after: start, "an address change")
+        #expect(await stateSeen(after: marker, ["online"], within: 40), "online again after an address change: \(rig.log)")
         #expect(await eventually(timeout: .seconds(20)) {
             ((try? rig.rig.sim.sessions()) ?? []).flatMap { ($0["reports"] as? [[String: Any]]) ?? [] }.count >= 4
         })
