@@ -22,28 +22,34 @@ let package = Package(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev", "libgnutls28-dev"])]),
         .systemLibrary(name: "CLinux"),
 
-        .target(name: "DBus", dependencies: ["CDBus"]),
+        // The daemon's one-thread epoll loop, and the scheduler protocol libraries are driven by.
+        .target(name: "EventLoop", dependencies: ["CLinux"]),
+        // The same scheduler on a dispatch queue, for the command line and tests (never the daemon).
+        .target(name: "DispatchLoop", dependencies: ["EventLoop"]),
+        .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
         .target(name: "FileAccess"),
-        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "RelayCore", "FileAccess"]),
+        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "RelayCore", "FileAccess", "EventLoop"]),
         .target(name: "RelayCore"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
-        .target(name: "Relay", dependencies: ["DBus", "RelayCore", "CLinux", "CSQLite", "FileAccess"]),
-        .target(name: "RelayDaemon", dependencies: ["Relay", "DBus", "RelayCore", "CCProtocol", "CLinux"]),
-        .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus"]),
+        .target(name: "Relay", dependencies: ["DBus", "EventLoop", "RelayCore", "CLinux", "CSQLite", "FileAccess"]),
+        .target(name: "RelayDaemon", dependencies: ["Relay", "DBus", "RelayCore", "CCProtocol", "CLinux", "EventLoop"]),
+        .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus", "DispatchLoop"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
-        .executableTarget(name: "ccrelay-daemon", dependencies: ["RelayDaemon", "Relay"]),
+        .executableTarget(name: "ccrelay-daemon", dependencies: ["RelayDaemon", "Relay", "EventLoop"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
-        .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol"], path: "bench/keepalive-bench"),
+        .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "EventLoop"], path: "bench/keepalive-bench"),
 
-        .target(name: "TestSupport", dependencies: ["DBus"], path: "Tests/TestSupport"),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "TestSupport"]),
+        .target(name: "TestSupport", dependencies: ["DBus", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "DispatchLoop"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),
-        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "RelayCore", "TestSupport", "CCurl"]),
-        .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "TestSupport"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "RelayCore", "TestSupport", "CCurl", "EventLoop"]),
+        .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "DispatchLoop", "TestSupport"]),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["DBus", "Relay", "RelayCore", "CCProtocol", "TestSupport", "CCurl", "CSQLite"]),
+            name: "EndToEndTests",
+            dependencies: ["DBus", "DispatchLoop", "Relay", "RelayCore", "CCProtocol", "TestSupport", "CCurl", "CSQLite", "EventLoop"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,31 +1,51 @@
 import CCurl
-import Dispatch
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The CC/1 client: one reused libcurl easy handle per server, so keep-alives
-/// travel on one kept-alive TLS connection with a cached TLS session.
+/// The CC/1 client: one reused libcurl easy handle per server in a multi
+/// handle on the caller's event loop, so keep-alives travel on one kept-alive
+/// TLS connection with a cached TLS session, and the loop never blocks on the
+/// network.
 ///
-/// Requests run on the client's own serial queue (libcurl's easy interface
-/// blocks), so the daemon's event loop never waits on the network; the async
-/// methods return when the exchange is over.
+/// Exchanges run one at a time, in the order they were asked for; their
+/// completions run on `loop`. The async methods hop onto the loop themselves.
 ///
-/// Confinement (why `@unchecked Sendable` is sound): `easy` (the handle)
-/// is touched only on `queue`.
+/// Confinement (why `@unchecked Sendable` is sound): every mutable property
+/// is used only on `loop`.
 public final class CCClient: @unchecked Sendable {
     public let configuration: ServerConfiguration
+    public let loop: any EventScheduler
     private let base: ServerURL
     private let client: ClientInfo
     private let userAgent: String
-    private let queue = DispatchQueue(label: "ccrelay.cc-client")
     private var easy: CurlEasy
+    private var multi: CurlMulti?
+    /// What waits behind the exchange in flight.
+    private var waiting: [Step] = []
+    private var busy = false
 
-    /// Checks the URL and the credential files, and prepares the handle.
-    public init(configuration: ServerConfiguration, client: ClientInfo) throws(ClientConfigurationError) {
+    private enum Step {
+        case exchange(Request, (Exchange) -> Void)
+        case dropConnection(() -> Void)
+    }
+
+    private struct Request {
+        var endpoint: ReplyClassifier.Endpoint
+        var method: String
+        var path: String
+        var body: String?
+        var token: String?
+        var timeout: Duration?
+    }
+
+    /// Checks the URL and the credential files, and prepares the handle; runs on `loop` from then on.
+    public init(configuration: ServerConfiguration, client: ClientInfo, loop: any EventScheduler) throws(ClientConfigurationError) {
         self.configuration = configuration
         self.client = client
+        self.loop = loop
         base = try ServerURL(parsing: configuration.url)
         userAgent = "ccrelay/\(client.version) (\(client.platform))"
         try Self.check(configuration)
@@ -97,42 +117,43 @@ public final class CCClient: @unchecked Sendable {
 
     // MARK: CC/1
 
-    /// `POST /cc/v1/session`. Exchanges run one at a time on the client's
-    /// serial queue, in the order they were asked for; `completion` runs there.
+    /// `POST /cc/v1/session` (on `loop`).
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
-                      completion: @escaping @Sendable (Exchange) -> Void) {
+                      completion: @escaping (Exchange) -> Void) {
         let body = encode(LoginRequest(client: client, device: device, user: user, password: password))
-        run(.login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout, completion)
+        enqueue(.exchange(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion))
     }
 
-    /// `POST /cc/v1/session/keepalive`.
+    /// `POST /cc/v1/session/keepalive` (on `loop`).
     public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
-                          completion: @escaping @Sendable (Exchange) -> Void) {
+                          completion: @escaping (Exchange) -> Void) {
         let body = encode(KeepAliveRequest(seq: seq, location: location))
-        run(.keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout, completion)
+        enqueue(.exchange(
+            Request(endpoint: .keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout),
+            completion))
     }
 
-    /// `DELETE /cc/v1/session`.
-    public func logout(session: String, timeout: Duration? = nil, completion: @escaping @Sendable (Exchange) -> Void) {
-        run(.logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout, completion)
+    /// `DELETE /cc/v1/session` (on `loop`).
+    public func logout(session: String, timeout: Duration? = nil, completion: @escaping (Exchange) -> Void) {
+        enqueue(.exchange(
+            Request(endpoint: .logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout), completion))
     }
 
-    /// Drops the kept connection in turn; the next request opens a fresh one
-    /// (after a resume from sleep, or a network change). Then `completion`.
-    public func dropConnection(completion: @escaping @Sendable () -> Void) {
-        queue.async {
-            self.replaceHandle()
-            completion()
-        }
+    /// Drops the kept connection in turn (on `loop`); the next request opens
+    /// a fresh one (after a resume from sleep, or a network change). Then `completion`.
+    public func dropConnection(completion: @escaping () -> Void) {
+        enqueue(.dropConnection(completion))
     }
 
-    // The same, awaited.
+    // The same, awaited, from any context.
 
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil) async
         -> Exchange
     {
         await withCheckedContinuation { continuation in
-            login(device: device, user: user, password: password, timeout: timeout) { continuation.resume(returning: $0) }
+            loop.execute {
+                self.login(device: device, user: user, password: password, timeout: timeout) { continuation.resume(returning: $0) }
+            }
         }
     }
 
@@ -140,30 +161,49 @@ public final class CCClient: @unchecked Sendable {
         -> Exchange
     {
         await withCheckedContinuation { continuation in
-            keepAlive(session: session, seq: seq, location: location, timeout: timeout) { continuation.resume(returning: $0) }
+            loop.execute {
+                self.keepAlive(session: session, seq: seq, location: location, timeout: timeout) { continuation.resume(returning: $0) }
+            }
         }
     }
 
     public func logout(session: String, timeout: Duration? = nil) async -> Exchange {
         await withCheckedContinuation { continuation in
-            logout(session: session, timeout: timeout) { continuation.resume(returning: $0) }
+            loop.execute { self.logout(session: session, timeout: timeout) { continuation.resume(returning: $0) } }
         }
     }
 
     public func dropConnection() async {
-        await withCheckedContinuation { continuation in dropConnection { continuation.resume() } }
+        await withCheckedContinuation { continuation in loop.execute { self.dropConnection { continuation.resume() } } }
     }
 
-    private func run(
-        _ endpoint: ReplyClassifier.Endpoint, method: String, path: String, body: String?, token: String?,
-        timeout: Duration?, _ completion: @escaping @Sendable (Exchange) -> Void
-    ) {
-        queue.async {
-            completion(self.perform(endpoint, method: method, path: path, body: body, token: token, timeout: timeout))
+    private func enqueue(_ step: Step) {
+        loop.preconditionIsCurrent("the CC/1 client")
+        waiting.append(step)
+        advance()
+    }
+
+    /// Starts what waits, in order, while nothing is in flight.
+    private func advance() {
+        while !busy, !waiting.isEmpty {
+            switch waiting.removeFirst() {
+            case .dropConnection(let done):
+                replaceHandles()
+                done()
+            case .exchange(let request, let completion):
+                busy = true
+                start(request) { [weak self] exchange in
+                    self?.busy = false
+                    completion(exchange)
+                    self?.advance()
+                }
+            }
         }
     }
 
-    private func replaceHandle() {
+    /// A fresh easy handle and multi handle: the kept connection closes with the old multi handle.
+    private func replaceHandles() {
+        multi = nil
         // The same configuration was accepted once, so it is accepted again.
         if let fresh = try? Self.makeHandle(configuration, userAgent: userAgent, base: base) { easy = fresh }
     }
@@ -174,43 +214,54 @@ public final class CCClient: @unchecked Sendable {
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    /// One blocking transfer on `queue`.
-    private func perform(
-        _ endpoint: ReplyClassifier.Endpoint, method: String, path: String, body: String?, token: String?,
-        timeout: Duration?
-    ) -> Exchange {
-        let limit = min(timeout ?? configuration.requestTimeout, configuration.requestTimeout)
+    /// One transfer in the multi handle; `completion` runs on the loop when it is over.
+    private func start(_ request: Request, completion: @escaping (Exchange) -> Void) {
+        let limit = min(request.timeout ?? configuration.requestTimeout, configuration.requestTimeout)
         var headers: UnsafeMutablePointer<curl_slist>?
         for line in ["Accept: application/json", "Expect:", "Content-Type: application/json"]
-            + (token.map { ["Authorization: CC-Session \($0)"] } ?? [])
+            + (request.token.map { ["Authorization: CC-Session \($0)"] } ?? [])
         {
             headers = curl_slist_append(headers, line)
         }
-        defer { curl_slist_free_all(headers) }
         let response = ResponseBuffer(limit: ReplyClassifier.bodyLimit)
-        let context = Unmanaged.passUnretained(response).toOpaque()
-        let handle = easy.handle
         easy.clearError()
-        var setupOK = true
-        setupOK = setupOK && ccurl_setopt_string(handle, CURLOPT_URL, base.base + path) == CURLE_OK
-        setupOK = setupOK && ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers) == CURLE_OK
-        setupOK = setupOK && ccurl_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(Self.milliseconds(limit), 1)) == CURLE_OK
-        // Ownership: `response` outlives curl_easy_perform, the only time curl
-        // calls the write function with this pointer.
-        setupOK = setupOK && ccurl_setopt_pointer(handle, CURLOPT_WRITEDATA, context) == CURLE_OK
-        if method == "POST" {
-            setupOK = setupOK && ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, nil) == CURLE_OK
-            setupOK = setupOK && ccurl_setopt_long(handle, CURLOPT_POST, 1) == CURLE_OK
-            setupOK = setupOK && ccurl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, body ?? "") == CURLE_OK
-        } else {
-            setupOK = setupOK && ccurl_setopt_long(handle, CURLOPT_HTTPGET, 1) == CURLE_OK
-            setupOK = setupOK && ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) == CURLE_OK
+        do throws(ClientConfigurationError) {
+            try easy.set(CURLOPT_URL, base.base + request.path, "the URL")
+            try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
+            try easy.set(CURLOPT_TIMEOUT_MS, max(Self.milliseconds(limit), 1), "the request timeout")
+            // Ownership: `response` is retained by the completion below until
+            // the transfer is over, the only time curl calls the write function with it.
+            try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the reply buffer")
+            if request.method == "POST" {
+                try easy.set(CURLOPT_CUSTOMREQUEST, nil, "the method")
+                try easy.set(CURLOPT_POST, 1, "POST")
+                try easy.set(CURLOPT_COPYPOSTFIELDS, request.body ?? "", "the request body")
+            } else {
+                try easy.set(CURLOPT_HTTPGET, 1, "the method")
+                try easy.set(CURLOPT_CUSTOMREQUEST, request.method, "the method")
+            }
+        } catch {
+            curl_slist_free_all(headers)
+            return completion(Exchange(outcome: .transportFailure(.protocolError(error.description)),
+                                       httpStatus: 0, curlCode: -1, connectionsOpened: 0))
         }
-        guard setupOK else {
-            return Exchange(outcome: .transportFailure(.protocolError("libcurl refused the request options")),
-                            httpStatus: 0, curlCode: -1, connectionsOpened: 0)
+        let multi = self.multi ?? CurlMulti(loop: loop)
+        self.multi = multi
+        let easy = self.easy
+        let started = multi.start(easy) { [weak self] code in
+            curl_slist_free_all(headers)
+            guard let self else { return }
+            completion(self.finish(request.endpoint, code: code, easy: easy, response: response))
         }
-        let code = curl_easy_perform(handle)
+        if !started {
+            curl_slist_free_all(headers)
+            completion(Exchange(outcome: .transportFailure(.protocolError("libcurl refused to start the transfer")),
+                                httpStatus: 0, curlCode: -1, connectionsOpened: 0))
+        }
+    }
+
+    /// What a finished transfer amounts to.
+    private func finish(_ endpoint: ReplyClassifier.Endpoint, code: CURLcode, easy: CurlEasy, response: ResponseBuffer) -> Exchange {
         let status = easy.info(CURLINFO_RESPONSE_CODE)
         let opened = easy.info(CURLINFO_NUM_CONNECTS)
         let outcome: Outcome
@@ -223,7 +274,7 @@ public final class CCClient: @unchecked Sendable {
                     code, osErrno: easy.info(CURLINFO_OS_ERRNO), bodyOverflowed: response.overflowed,
                     detail: easy.failureText(code)))
             // A broken exchange may leave the connection in any state: start afresh.
-            replaceHandle()
+            replaceHandles()
         }
         return Exchange(outcome: outcome, httpStatus: status, curlCode: Int(code.rawValue), connectionsOpened: opened)
     }

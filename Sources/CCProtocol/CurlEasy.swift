@@ -1,7 +1,8 @@
 import CCurl
 
-/// One libcurl easy handle: keeps its connection and TLS session between
-/// requests. Not thread-safe: the `CCClient` owning it uses it on one queue.
+/// One libcurl easy handle: keeps its TLS session between requests (its
+/// connection is kept by the multi handle it runs in). Not thread-safe: the
+/// `CCClient` owning it uses it on its loop.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -9,8 +10,10 @@ final class CurlEasy {
     /// libcurl's global setup, once per process, before the first handle.
     private static let globalSetup: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
+    static func setUpGlobally() { globalSetup }
+
     init() {
-        Self.globalSetup
+        Self.setUpGlobally()
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
         _ = errorBuffer.withUnsafeMutableBufferPointer { ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, $0.baseAddress) }
@@ -26,6 +29,14 @@ final class CurlEasy {
 
     func set(_ option: CURLoption, _ value: String?, _ what: String) throws(ClientConfigurationError) {
         try check(ccurl_setopt_string(handle, option, value), what)
+    }
+
+    func set(_ option: CURLoption, list: UnsafeMutablePointer<curl_slist>?, _ what: String) throws(ClientConfigurationError) {
+        try check(ccurl_setopt_slist(handle, option, list), what)
+    }
+
+    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?, _ what: String) throws(ClientConfigurationError) {
+        try check(ccurl_setopt_pointer(handle, option, pointer), what)
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(ClientConfigurationError) {

@@ -16,4 +16,16 @@ static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return
 static inline curl_version_info_data *ccurl_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
 static inline CURLcode ccurl_getinfo_string(CURL *h, CURLINFO i, char **v) { return curl_easy_getinfo(h, i, v); }
 
+/* The multi interface: curl_multi_setopt is variadic too. */
+static inline CURLMcode ccurl_multi_setopt_socket_function(CURLM *m, curl_socket_callback f) {
+    return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f);
+}
+static inline CURLMcode ccurl_multi_setopt_timer_function(CURLM *m, curl_multi_timer_callback f) {
+    return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f);
+}
+static inline CURLMcode ccurl_multi_setopt_pointer(CURLM *m, CURLMoption o, void *v) { return curl_multi_setopt(m, o, v); }
+static inline CURLMcode ccurl_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+/* CURL_SOCKET_TIMEOUT is a macro. */
+static inline curl_socket_t ccurl_socket_timeout(void) { return CURL_SOCKET_TIMEOUT; }
+
 #endif

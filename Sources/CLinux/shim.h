@@ -3,6 +3,8 @@
 /* Linux and glibc calls the Swift Glibc module does not export. */
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <libintl.h>
 #include <locale.h>
 #endif

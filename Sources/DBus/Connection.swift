@@ -1,5 +1,5 @@
 import CDBus
-import Dispatch
+import EventLoop
 
 /// The bus a `Connection` talks to.
 public enum Bus: Sendable, Hashable {
@@ -11,18 +11,19 @@ public enum Bus: Sendable, Hashable {
     case address(String)
 }
 
-/// A connection to a message bus, driven by one serial `DispatchQueue`.
+/// A connection to a message bus, driven by one `EventScheduler` (the
+/// daemon's `EventLoop`; a dispatch queue on the command line).
 ///
 /// Confinement (why `@unchecked Sendable` is sound here): every mutable
-/// property and every libdbus call on `raw` is used only on `queue`. Methods
-/// marked "on `queue`" check it with `dispatchPrecondition`; the `async`
-/// methods hop onto the queue themselves. Handlers are always called on `queue`.
+/// property and every libdbus call on `raw` is used only on `loop`. Methods
+/// marked "on `loop`" check it with `dispatchPrecondition`; the `async`
+/// methods hop onto the loop themselves. Handlers are always called on `loop`.
 public final class Connection: @unchecked Sendable {
-    /// The queue that owns this connection; all handlers run on it.
-    public let queue: DispatchQueue
+    /// The loop that owns this connection; all handlers run on it.
+    public let loop: any EventScheduler
     /// This connection's unique name on the bus, such as `:1.42`.
     public let uniqueName: String
-    /// Called on `queue` once when the bus connection is lost.
+    /// Called on `loop` once when the bus connection is lost.
     public var onDisconnect: (() -> Void)?
 
     let raw: OpaquePointer
@@ -37,24 +38,19 @@ public final class Connection: @unchecked Sendable {
     private var nextTokenValue: UInt64 = 1
 
     /// Connects and registers on `bus` (blocking until the bus says hello), then
-    /// hands the connection's file descriptors and timeouts to `queue`.
-    /// May be called on any thread, `queue` included.
-    public convenience init(bus: Bus, queue: DispatchQueue) throws(DBusError) {
+    /// hands the connection's file descriptors and timeouts to `loop`.
+    /// May be called on any thread, `loop`'s included.
+    public convenience init(bus: Bus, loop: any EventScheduler) throws(DBusError) {
         let raw = try Connection.open(bus)
-        self.init(raw: raw, queue: queue)
-        if queue.isCurrent {
-            attachToLoop()
-        } else {
-            queue.sync { attachToLoop() }
-        }
+        self.init(raw: raw, loop: loop)
+        loop.sync { attachToLoop() }
     }
 
-    private init(raw: OpaquePointer, queue: DispatchQueue) {
+    private init(raw: OpaquePointer, loop: any EventScheduler) {
         self.raw = raw
-        self.queue = queue
-        queue.markCurrent()
+        self.loop = loop
         uniqueName = dbus_bus_get_unique_name(raw).map { String(cString: $0) } ?? ""
-        context = CallbackContext(queue: queue)
+        context = CallbackContext(loop: loop)
         context.connection = self
     }
 
@@ -83,18 +79,18 @@ public final class Connection: @unchecked Sendable {
     }
 
     deinit {
-        // libdbus's callbacks run on `queue`; tear down there so none is in flight.
+        // libdbus's callbacks run on `loop`; tear down there so none is in flight.
         let teardown = { [raw, isConnected] in
             if isConnected { dbus_connection_close(raw) }
             dbus_connection_unref(raw)
         }
-        if queue.isCurrent { teardown() } else { queue.sync(execute: teardown) }
+        loop.sync(teardown)
     }
 
-    /// Closes the connection (on `queue`). Pending calls fail with `.disconnected`;
+    /// Closes the connection (on `loop`). Pending calls fail with `.disconnected`;
     /// `onDisconnect` is not called for a close the program asked for.
     public func close() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         guard isConnected else { return }
         isConnected = false
         onDisconnect = nil
@@ -115,10 +111,10 @@ public final class Connection: @unchecked Sendable {
     // MARK: Sending
 
     /// Sends a message that expects no reply (a signal, a reply, or a call with
-    /// `noReplyExpected`), on `queue`. Returns its serial.
+    /// `noReplyExpected`), on `loop`. Returns its serial.
     @discardableResult
     public func send(_ message: Message) throws(DBusError) -> UInt32 {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         guard isConnected else { throw DBusError(.disconnected, "the bus connection is closed") }
         let rawMessage = try message.makeRaw()
         defer { dbus_message_unref(rawMessage) }
@@ -129,14 +125,14 @@ public final class Connection: @unchecked Sendable {
         return serial
     }
 
-    /// Calls a method (on `queue`); `completion` runs on `queue` with the reply,
+    /// Calls a method (on `loop`); `completion` runs on `loop` with the reply,
     /// or with the error the peer, the bus or the timeout produced. When the
     /// call cannot be sent at all, `completion` runs before this returns.
     public func call(
         _ message: Message, timeout: Duration = .seconds(25),
         completion: @escaping (Result<Message, DBusError>) -> Void
     ) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         let failEarly = { (error: DBusError) in completion(.failure(error)) }
         guard isConnected else { return failEarly(DBusError(.disconnected, "the bus connection is closed")) }
         let rawMessage: OpaquePointer
@@ -166,15 +162,15 @@ public final class Connection: @unchecked Sendable {
     /// Calls a method from any context and waits for the reply.
     public func call(_ message: Message, timeout: Duration = .seconds(25)) async throws(DBusError) -> Message {
         let result: Result<Message, DBusError> = await withCheckedContinuation { continuation in
-            queue.async { self.call(message, timeout: timeout) { continuation.resume(returning: $0) } }
+            loop.execute { self.call(message, timeout: timeout) { continuation.resume(returning: $0) } }
         }
         return try result.get()
     }
 
-    /// Runs `body` on `queue` from any context and returns its result.
+    /// Runs `body` on `loop` from any context and returns its result.
     public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try body() }) }
+            loop.execute { continuation.resume(with: Result { try body() }) }
         }
     }
 
@@ -206,7 +202,7 @@ public final class Connection: @unchecked Sendable {
         handler?()
     }
 
-    /// Dispatches every message libdbus has queued (on `queue`).
+    /// Dispatches every message libdbus has queued (on `loop`).
     func dispatchQueued() {
         while isConnected, dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
     }
@@ -230,7 +226,7 @@ public final class Connection: @unchecked Sendable {
     static let busName = "org.freedesktop.DBus"
     static let busPath: ObjectPath = "/org/freedesktop/DBus"
 
-    /// Asks the bus for a well-known name; `completion` runs on `queue` (call this there).
+    /// Asks the bus for a well-known name; `completion` runs on `loop` (call this there).
     public func requestName(_ name: String, flags: NameFlags = [.doNotQueue],
                             completion: @escaping (Result<RequestNameReply, DBusError>) -> Void) {
         call(.methodCall(
@@ -257,7 +253,7 @@ public final class Connection: @unchecked Sendable {
         -> RequestNameReply
     {
         let result: Result<RequestNameReply, DBusError> = await withCheckedContinuation { continuation in
-            queue.async { self.requestName(name, flags: flags) { continuation.resume(returning: $0) } }
+            loop.execute { self.requestName(name, flags: flags) { continuation.resume(returning: $0) } }
         }
         return try result.get()
     }
@@ -274,7 +270,7 @@ public final class Connection: @unchecked Sendable {
     }
 
     /// The unique name owning `name`, or nil when nobody owns it; `completion`
-    /// runs on `queue` (call this there).
+    /// runs on `loop` (call this there).
     public func nameOwner(_ name: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
         call(.methodCall(
             destination: Self.busName, path: Self.busPath, interface: Self.busName, member: "GetNameOwner",
@@ -297,7 +293,7 @@ public final class Connection: @unchecked Sendable {
     /// The unique name owning `name`, or nil when nobody owns it, from any context.
     public func nameOwner(_ name: String) async throws(DBusError) -> String? {
         let result: Result<String?, DBusError> = await withCheckedContinuation { continuation in
-            queue.async { self.nameOwner(name) { continuation.resume(returning: $0) } }
+            loop.execute { self.nameOwner(name) { continuation.resume(returning: $0) } }
         }
         return try result.get()
     }
@@ -313,8 +309,8 @@ public final class Connection: @unchecked Sendable {
 final class CallbackContext: @unchecked Sendable {
     // Guard: `connection` is written once before any callback is registered.
     weak var connection: Connection?
-    let queue: DispatchQueue
-    init(queue: DispatchQueue) { self.queue = queue }
+    let loop: any EventScheduler
+    init(loop: any EventScheduler) { self.loop = loop }
 
     func retained() -> UnsafeMutableRawPointer { Unmanaged.passRetained(self).toOpaque() }
     static func from(_ pointer: UnsafeMutableRawPointer?) -> CallbackContext {
@@ -348,20 +344,4 @@ let pendingCallNotify: DBusPendingCallNotifyFunction = { pending, pointer in
     }
     box.completion(result)
     dbus_pending_call_unref(pending)
-}
-
-extension DispatchQueue {
-    private static let identity = DispatchSpecificKey<ObjectIdentifier>()
-
-    /// Tags this queue so that `isCurrent` can recognise it. Only once: setting
-    /// the key again sends the old value's destructor to a global queue, which
-    /// starts libdispatch's worker-pool monitor, a 1 Hz timer for the rest of
-    /// the process's life (a second connection on the daemon's queue did that).
-    func markCurrent() {
-        guard getSpecific(key: Self.identity) != ObjectIdentifier(self) else { return }
-        setSpecific(key: Self.identity, value: ObjectIdentifier(self))
-    }
-
-    /// True when running on this (tagged) queue.
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.identity) == ObjectIdentifier(self) }
 }

@@ -1,8 +1,8 @@
 import CDBus
-import Dispatch
+import EventLoop
 
 /// One interface of an object this connection exports: its methods,
-/// properties and signals. Handlers run on the connection's queue.
+/// properties and signals. Handlers run on the connection's loop.
 public struct Interface {
     public var name: String
     public var methods: [Method]
@@ -70,10 +70,10 @@ public struct Interface {
 }
 
 /// An incoming method call waiting for its answer. Answer exactly once, on the
-/// connection's queue; a second answer is ignored.
+/// connection's loop; a second answer is ignored.
 ///
 /// Guard for `@unchecked Sendable`: it may be carried to a later moment, but
-/// `answered` is read and written only on the connection's queue.
+/// `answered` is read and written only on the connection's loop.
 public final class MethodInvocation: @unchecked Sendable {
     public let message: Message
     private weak var connection: Connection?
@@ -99,7 +99,7 @@ public final class MethodInvocation: @unchecked Sendable {
     public func fail(_ error: DBusError) { answer(.error(to: message, error)) }
 
     private func answer(_ reply: Message) {
-        if let connection { dispatchPrecondition(condition: .onQueue(connection.queue)) }
+        connection?.loop.preconditionIsCurrent("a D-Bus invocation")
         guard !answered else { return }
         answered = true
         guard !message.noReplyExpected else { return }
@@ -108,23 +108,23 @@ public final class MethodInvocation: @unchecked Sendable {
 }
 
 extension Connection {
-    /// Exports `interfaces` at `path` (on `queue`), replacing any there. The
+    /// Exports `interfaces` at `path` (on `loop`), replacing any there. The
     /// standard Properties, Introspectable and Peer interfaces come with them.
     public func export(_ interfaces: [Interface], at path: ObjectPath) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         objects[path] = Dictionary(interfaces.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
     }
 
-    /// Removes the object at `path` (on `queue`).
+    /// Removes the object at `path` (on `loop`).
     public func unexport(_ path: ObjectPath) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         objects[path] = nil
     }
 
     /// Emits `PropertiesChanged` for `interface` at `path`, reading each named
-    /// property's current value (on `queue`).
+    /// property's current value (on `loop`).
     public func emitPropertiesChanged(path: ObjectPath, interface: String, changed names: [String]) throws(DBusError) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         guard let exported = objects[path]?[interface] else {
             throw DBusError(.unknownInterface, "\(path) does not export \(interface)")
         }

@@ -1,19 +1,19 @@
 import CDBus
-import Dispatch
+import EventLoop
 
-/// Hands libdbus's file descriptors and timeouts to `DispatchSource`s on the
-/// connection's queue: the connection wakes only when its socket is readable,
+/// Hands libdbus's file descriptors and timeouts to the connection's loop: the
+/// connection wakes only when its socket is readable,
 /// writable while it has output queued, or a call's reply timeout is due.
 extension Connection {
     func attachToLoop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         let ok =
             dbus_connection_set_watch_functions(
                 raw, addWatch, removeWatch, toggleWatch, contextRetained(), releaseContext) != 0
             && dbus_connection_set_timeout_functions(
                 raw, addTimeout, removeTimeout, toggleTimeout, contextRetained(), releaseContext) != 0
             && dbus_connection_add_filter(raw, filterMessage, contextRetained(), releaseContext) != 0
-        precondition(ok, "out of memory attaching a D-Bus connection to its queue")
+        precondition(ok, "out of memory attaching a D-Bus connection to its loop")
         dbus_connection_set_dispatch_status_function(raw, dispatchStatusChanged, contextRetained(), releaseContext)
         dispatchQueued()
     }
@@ -28,36 +28,36 @@ extension Connection {
     }
 }
 
-/// A libdbus watch (one descriptor, read or write) and its dispatch source.
+/// A libdbus watch (one descriptor, read or write) and its registration
+/// with the loop (which merges the two directions of one descriptor).
 ///
 /// Ownership: stored in the watch with `dbus_watch_set_data`, retained once and
 /// released by libdbus through `releaseWatchBox` when the watch is freed.
 private final class WatchBox {
     let watch: OpaquePointer
-    var source: DispatchSourceProtocol?
+    var registration: (any IOWatch)?
     init(_ watch: OpaquePointer) { self.watch = watch }
 
-    func update(queue: DispatchQueue, context: CallbackContext) {
-        source?.cancel()
-        source = nil
-        guard dbus_watch_get_enabled(watch) != 0 else { return }
-        let fd = dbus_watch_get_unix_fd(watch)
-        let flags = dbus_watch_get_flags(watch)
-        let writable = flags & CDBUS_WATCH_WRITABLE != 0
-        let newSource: DispatchSourceProtocol =
-            writable
-            ? DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-            : DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+    func update(context: CallbackContext) {
+        let wanted: IOEvents =
+            dbus_watch_get_enabled(watch) == 0 ? []
+            : dbus_watch_get_flags(watch) & CDBUS_WATCH_WRITABLE != 0 ? .writable : .readable
+        if let registration {
+            registration.update(wanted)
+            return
+        }
         let watch = self.watch
-        newSource.setEventHandler { [weak context] in
-            dbus_watch_handle(watch, writable ? CDBUS_WATCH_WRITABLE : CDBUS_WATCH_READABLE)
+        registration = context.loop.watch(dbus_watch_get_unix_fd(watch), for: wanted) { [weak context] ready in
+            var flags: UInt32 = 0
+            if ready.contains(.readable) { flags |= CDBUS_WATCH_READABLE }
+            if ready.contains(.writable) { flags |= CDBUS_WATCH_WRITABLE }
+            if ready.contains(.hangUp) { flags |= CDBUS_WATCH_HANGUP | CDBUS_WATCH_ERROR }
+            dbus_watch_handle(watch, flags)
             context?.connection?.dispatchQueued()
         }
-        newSource.resume()
-        source = newSource
     }
 
-    deinit { source?.cancel() }
+    deinit { registration?.cancel() }
 }
 
 private let releaseWatchBox: DBusFreeFunction = { pointer in
@@ -74,7 +74,7 @@ private let addWatch: DBusAddWatchFunction = { watch, data in
     let context = CallbackContext.from(data)
     let box = WatchBox(watch)
     dbus_watch_set_data(watch, Unmanaged.passRetained(box).toOpaque(), releaseWatchBox)
-    box.update(queue: context.queue, context: context)
+    box.update(context: context)
     return 1
 }
 
@@ -85,35 +85,37 @@ private let removeWatch: DBusRemoveWatchFunction = { watch, _ in
 }
 
 private let toggleWatch: DBusWatchToggledFunction = { watch, data in
-    watchBox(watch)?.update(queue: CallbackContext.from(data).queue, context: CallbackContext.from(data))
+    watchBox(watch)?.update(context: CallbackContext.from(data))
 }
 
-/// A libdbus timeout (a pending call's reply deadline) and its timer.
+/// A libdbus timeout (a pending call's reply deadline) and its loop timer,
+/// armed again after each expiry for as long as libdbus keeps it enabled.
 ///
 /// Ownership: as `WatchBox`, stored with `dbus_timeout_set_data` and released
 /// through `releaseTimeoutBox`.
 private final class TimeoutBox {
     let timeout: OpaquePointer
-    var timer: DispatchSourceTimer?
+    var timer: (any LoopTimer)?
     init(_ timeout: OpaquePointer) { self.timeout = timeout }
 
-    func update(queue: DispatchQueue, context: CallbackContext) {
-        timer?.cancel()
-        timer = nil
-        guard dbus_timeout_get_enabled(timeout) != 0 else { return }
-        let interval = DispatchTimeInterval.milliseconds(Int(dbus_timeout_get_interval(timeout)))
-        let newTimer = DispatchSource.makeTimerSource(queue: queue)
-        newTimer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
-        let timeout = self.timeout
-        newTimer.setEventHandler { [weak context] in
-            dbus_timeout_handle(timeout)
-            context?.connection?.dispatchQueued()
+    func update(context: CallbackContext) {
+        guard dbus_timeout_get_enabled(timeout) != 0 else {
+            timer?.disarm()
+            return
         }
-        newTimer.resume()
-        timer = newTimer
+        let interval = Duration.milliseconds(dbus_timeout_get_interval(timeout))
+        if timer == nil {
+            let timeout = self.timeout
+            timer = context.loop.makeTimer { [weak self, weak context] in
+                self?.timer?.arm(after: interval)
+                dbus_timeout_handle(timeout)
+                context?.connection?.dispatchQueued()
+            }
+        }
+        timer?.arm(after: interval)
     }
 
-    deinit { timer?.cancel() }
+    deinit { timer?.disarm() }
 }
 
 private let releaseTimeoutBox: DBusFreeFunction = { pointer in
@@ -125,7 +127,7 @@ private let addTimeout: DBusAddTimeoutFunction = { timeout, data in
     let context = CallbackContext.from(data)
     let box = TimeoutBox(timeout)
     dbus_timeout_set_data(timeout, Unmanaged.passRetained(box).toOpaque(), releaseTimeoutBox)
-    box.update(queue: context.queue, context: context)
+    box.update(context: context)
     return 1
 }
 
@@ -137,14 +139,14 @@ private let removeTimeout: DBusRemoveTimeoutFunction = { timeout, _ in
 private let toggleTimeout: DBusTimeoutToggledFunction = { timeout, data in
     guard let timeout, let box = dbus_timeout_get_data(timeout) else { return }
     let context = CallbackContext.from(data)
-    Unmanaged<TimeoutBox>.fromOpaque(box).takeUnretainedValue().update(queue: context.queue, context: context)
+    Unmanaged<TimeoutBox>.fromOpaque(box).takeUnretainedValue().update(context: context)
 }
 
 /// libdbus may call this with its lock held, so it only schedules dispatching.
 private let dispatchStatusChanged: DBusDispatchStatusFunction = { _, status, data in
     guard status == DBUS_DISPATCH_DATA_REMAINS else { return }
     let context = CallbackContext.from(data)
-    context.queue.async { [weak context] in context?.connection?.dispatchQueued() }
+    context.loop.execute { [weak context] in context?.connection?.dispatchQueued() }
 }
 
 let filterMessage: DBusHandleMessageFunction = { _, message, data in

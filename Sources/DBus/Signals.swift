@@ -1,5 +1,5 @@
 import CDBus
-import Dispatch
+import EventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -76,10 +76,10 @@ struct NameOwnerEntry {
 
 
 extension Connection {
-    /// Subscribes to signals matching `rule` (on `queue`). The handler runs on
+    /// Subscribes to signals matching `rule` (on `loop`). The handler runs on
     /// `queue` for every matching signal until `unsubscribe`.
     public func subscribe(_ rule: MatchRule, handler: @escaping (Message) -> Void) -> SubscriptionToken {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         let token = SubscriptionToken(id: nextToken())
         subscriptions[token.id] = SignalSubscription(rule: rule, handler: handler)
         addMatch(rule.text)
@@ -90,9 +90,9 @@ extension Connection {
         return token
     }
 
-    /// Ends a subscription or a name watch (on `queue`).
+    /// Ends a subscription or a name watch (on `loop`).
     public func unsubscribe(_ token: SubscriptionToken) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         if let subscription = subscriptions.removeValue(forKey: token.id) {
             removeMatch(subscription.rule.text)
             if let sender = subscription.rule.sender, Connection.needsOwnerTracking(sender) {
@@ -105,15 +105,15 @@ extension Connection {
         }
     }
 
-    /// Watches who owns the well-known `name` (on `queue`). The handler runs
+    /// Watches who owns the well-known `name` (on `loop`). The handler runs
     /// once with the current owner (nil when none) and again on every change.
     public func watchName(_ name: String, handler: @escaping (_ owner: String?) -> Void) -> SubscriptionToken {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent("a D-Bus connection")
         let token = SubscriptionToken(id: nextToken())
         nameWatchers[token.id] = name
         nameOwners[name, default: NameOwnerEntry()].watchers[token.id] = handler
         if let entry = nameOwners[name], entry.resolved {
-            queue.async { [weak self] in
+            loop.execute { [weak self] in
                 guard let self, let entry = self.nameOwners[name], let watcher = entry.watchers[token.id] else { return }
                 watcher(entry.owner)
             }
@@ -122,7 +122,7 @@ extension Connection {
         return token
     }
 
-    /// Emits a signal (on `queue`).
+    /// Emits a signal (on `loop`).
     public func emit(path: ObjectPath, interface: String, member: String, body: [Value] = []) throws(DBusError) {
         try send(.signal(path: path, interface: interface, member: member, body: body))
     }

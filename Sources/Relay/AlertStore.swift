@@ -18,7 +18,7 @@ import Glibc
 /// own), is moved aside (`alerts.db.broken-<time>`) with a message and a
 /// fresh one is made. A file another process keeps locked, or on a full,
 /// read-only or failing disk, is left alone: the open fails with that cause.
-/// Confinement: one store per thread of use (the daemon's queue, or the CLI).
+/// Confinement: one store per thread of use (the daemon's loop, or the CLI).
 public final class AlertStore {
     private var database: SQLiteDatabase
     public let path: String

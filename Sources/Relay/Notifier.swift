@@ -1,5 +1,5 @@
 import DBus
-import Dispatch
+import EventLoop
 import RelayCore
 
 /// A client of the desktop's notification server
@@ -42,7 +42,7 @@ public final class Notifier: @unchecked Sendable {
         case undefined = 4
     }
 
-    /// What happened to the alerts, reported on the connection's queue.
+    /// What happened to the alerts, reported on the connection's loop.
     public enum Event: Sendable {
         case serverChanged(ServerInfo?)
         /// The alert is waiting for a notification server.
@@ -93,9 +93,9 @@ public final class Notifier: @unchecked Sendable {
         self.log = log
     }
 
-    /// Starts following the server and its signals (on the connection's queue).
+    /// Starts following the server and its signals (on the connection's loop).
     public func start() {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.loop.preconditionIsCurrent()
         func on(_ member: String, _ handle: @escaping (Message) -> Void) -> SubscriptionToken {
             connection.subscribe(
                 MatchRule(sender: Self.busName, path: Self.path, interface: Self.interface, member: member), handler: handle)
@@ -116,7 +116,7 @@ public final class Notifier: @unchecked Sendable {
 
     /// Shows `alert` in its kind's slot, replacing that kind's bubble.
     public func post(_ alert: Alert) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.loop.preconditionIsCurrent()
         guard let server else {
             if waiting.updateValue(alert, forKey: alert.kind) == nil { waitingOrder.append(alert.kind) }
             if ownerKnown && owner == nil { logWaiting(alert) }
@@ -135,7 +135,7 @@ public final class Notifier: @unchecked Sendable {
 
     /// Closes the bubble of `kind`, if one is shown or on its way.
     public func close(_ kind: AlertKind) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.loop.preconditionIsCurrent()
         if waiting.removeValue(forKey: kind) != nil { waitingOrder.removeAll { $0 == kind } }
         switch slots[kind] {
         case .sending(let previousID, _, _):

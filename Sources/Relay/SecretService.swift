@@ -1,5 +1,5 @@
 import DBus
-import Dispatch
+import EventLoop
 
 /// The campus password in the desktop keyring, through the freedesktop
 /// Secret Service (`org.freedesktop.secrets`: GNOME Keyring, KWallet, KeePassXC).
@@ -20,16 +20,16 @@ public struct SecretService: Sendable {
     public func password(user: String) async throws(DBusError) -> String? {
         let connection = self.connection
         let result: Result<String?, DBusError> = await withCheckedContinuation { continuation in
-            connection.queue.async { self.password(user: user) { continuation.resume(returning: $0) } }
+            connection.loop.execute { self.password(user: user) { continuation.resume(returning: $0) } }
         }
         return try result.get()
     }
 
     /// The stored password of `user` (nil when the keyring has none), handed
-    /// to `completion` on the connection's queue; call it there. The daemon
-    /// uses this form: no Swift concurrency on its queue.
+    /// to `completion` on the connection's loop; call it there. The daemon
+    /// uses this form: no Swift concurrency on its loop.
     public func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
-        dispatchPrecondition(condition: .onQueue(connection.queue))
+        connection.loop.preconditionIsCurrent()
         request(Self.path, Self.service, "OpenSession", [.string("plain"), .variant(.string(""))], "vo") { opened in
             let session: ObjectPath
             do throws(DBusError) { session = try opened.get().argument(1) } catch { return completion(.failure(error)) }
@@ -79,7 +79,7 @@ public struct SecretService: Sendable {
         }
     }
 
-    /// One Secret Service call whose answer must have `signature` (on the queue).
+    /// One Secret Service call whose answer must have `signature` (on the loop).
     private func request(_ path: ObjectPath, _ interface: String, _ member: String, _ body: [Value], _ signature: Signature,
                          completion: @escaping (Result<Message, DBusError>) -> Void) {
         connection.call(
@@ -147,7 +147,7 @@ public struct SecretService: Sendable {
         close.noReplyExpected = true
         let connection = self.connection
         let message = close
-        connection.queue.async { _ = try? connection.send(message) }
+        connection.loop.execute { _ = try? connection.send(message) }
     }
 
     /// Shows a keyring prompt (to unlock, or to confirm) and waits for it; true
@@ -155,12 +155,12 @@ public struct SecretService: Sendable {
     private func runPrompt(_ prompt: ObjectPath) async throws(DBusError) -> Bool {
         let connection = self.connection
         let dismissed: Result<Bool, DBusError> = await withCheckedContinuation { continuation in
-            connection.queue.async { self.prompt(prompt) { continuation.resume(returning: $0) } }
+            connection.loop.execute { self.prompt(prompt) { continuation.resume(returning: $0) } }
         }
         return try !dismissed.get()
     }
 
-    /// Shows a keyring prompt; `completion` (on the queue) hears whether it was dismissed.
+    /// Shows a keyring prompt; `completion` (on the loop) hears whether it was dismissed.
     private func prompt(_ prompt: ObjectPath, completion: @escaping (Result<Bool, DBusError>) -> Void) {
         var token: SubscriptionToken?
         token = connection.subscribe(MatchRule(path: prompt, interface: "org.freedesktop.Secret.Prompt", member: "Completed")) {

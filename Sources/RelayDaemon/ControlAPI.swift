@@ -1,7 +1,7 @@
 import DBus
 import Relay
 
-/// What the control API asks of the daemon; called on the daemon's queue.
+/// What the control API asks of the daemon; called on the daemon's loop.
 protocol ControlTarget: AnyObject {
     func status() -> DaemonStatus
     /// Acknowledges every unread alert; returns how many there were.

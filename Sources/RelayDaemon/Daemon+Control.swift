@@ -1,6 +1,6 @@
 import CCProtocol
 import DBus
-import Dispatch
+import EventLoop
 import Relay
 import RelayCore
 #if canImport(Glibc)
@@ -9,24 +9,24 @@ import Glibc
 
 /// The daemon's face on the session bus — its name, the control API, the
 /// LauncherEntry badge — and what it keeps in the `AlertStore`: the journal,
-/// acknowledgements, the saved session. All on `queue`, like the rest.
+/// acknowledgements, the saved session. All on `loop`, like the rest.
 extension Daemon: ControlTarget {
     // MARK: Bus name and objects
 
-    /// Exports the control object and the LauncherEntry (on `queue`).
+    /// Exports the control object and the LauncherEntry (on `loop`).
     func exportObjects() {
         bus.export([ControlAPI.interface(for: self)], at: ControlNames.path)
         bus.export([LauncherEntry.interface { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) }],
                    at: LauncherEntry.path)
     }
 
-    /// Takes `io.github.ccrelay.CCRelay` (on `queue`); when another daemon has
+    /// Takes `io.github.ccrelay.CCRelay` (on `loop`); when another daemon has
     /// it, `done` gets an error saying which process that is and how to stop it.
     /// Completion calls, not async ones: Swift concurrency (and libdispatch's
     /// global queues) would start libdispatch's worker-pool monitor, which
     /// wakes the process every second for the rest of its life.
     func claimBusName(done: @escaping (RelayError?) -> Void) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         let connection = bus
         connection.requestName(ControlNames.busName) { reply in
             guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
@@ -128,6 +128,17 @@ extension Daemon: ControlTarget {
 
     /// Saves the live session (or forgets it when there is none), so that a
     /// restart carries on with it.
+    /// Writes the session row when what it holds changed (a login, a logout,
+    /// a new interval or timeout) — not after every keep-alive, each of which
+    /// would append a page to the journal's write-ahead log.
+    func saveSessionIfChanged() {
+        let facts = token.map { SessionFacts(token: $0, interval: session.interval, timeout: session.timeout) }
+        guard facts != savedFacts else { return }
+        saveSession()
+    }
+
+    /// Writes the session row as it is now (also when stopping or restarting,
+    /// so that the next run carries on with the latest deadline and seq).
     func saveSession() {
         guard let store else { return }
         var snapshot: SessionSnapshot?
@@ -140,6 +151,7 @@ extension Daemon: ControlTarget {
         }
         do {
             try store.saveSession(snapshot)
+            savedFacts = snapshot.map { SessionFacts(token: $0.token, interval: session.interval, timeout: session.timeout) }
         } catch {
             journalKeeper.failed(error, doing: "save the session")
         }
@@ -211,4 +223,11 @@ extension Daemon: ControlTarget {
     func journal(limit: Int) -> [JournalEntry] {
         (try? store?.alerts(limit: limit)) ?? []
     }
+}
+
+/// What the saved session row holds that a keep-alive does not change.
+struct SessionFacts: Equatable {
+    var token: String
+    var interval: Duration
+    var timeout: Duration
 }

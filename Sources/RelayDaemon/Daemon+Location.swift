@@ -5,7 +5,7 @@ import RelayCore
 import Glibc
 #endif
 
-/// The daemon's location bookkeeping (on its queue).
+/// The daemon's location bookkeeping (on its loop).
 struct DaemonLocation {
     var need: LocationNeed
     var source: LocationSource?
@@ -60,8 +60,8 @@ extension Daemon {
             }
         log("location: asking \(portal ? "the Location portal" : "GeoClue") for fixes")
         return portal
-            ? PortalLocation(queue: queue, connection: bus, log: log, report: report)
-            : GeoClueLocation(queue: queue, desktopID: ControlNames.busName, log: log, report: report)
+            ? PortalLocation(loop: loop, connection: bus, log: log, report: report)
+            : GeoClueLocation(loop: loop, desktopID: ControlNames.busName, log: log, report: report)
     }
 
     private func locationReported(_ report: LocationReport) {

@@ -1,42 +1,45 @@
 import CCProtocol
 import DBus
-import Dispatch
+import EventLoop
 import Relay
 import RelayCore
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The daemon shell: runs the pure `Session` on one serial queue and carries
+/// The daemon shell: runs the pure `Session` on the daemon's event loop and carries
 /// out its effects — CC/1 requests through `CCClient`, the boot-clock timer,
 /// desktop alerts through the `Notifier`, the alert journal and badge in the
 /// `AlertStore` (announced to docks as a LauncherEntry), the control API on
 /// the session bus (Daemon+Control.swift), location fixes and their alerts
 /// (Daemon+Location.swift), systemd notifications.
 ///
-/// Confinement (why `@unchecked Sendable` is sound): `session`, `token` and
-/// the other mutable state are used only on `queue`; requests run one at a
-/// time, in order, on the CC client's own serial queue and report back to `queue`.
-public final class Daemon: @unchecked Sendable {
-    public let queue = DispatchQueue(label: "ccrelay.daemon")
+/// Confinement: everything runs on `loop`, one thread; the CC/1 client's
+/// requests run one at a time, in order, in libcurl's multi handle on it.
+public final class Daemon {
+    public let loop: any EventScheduler
     let configuration: Configuration
     /// Where `configuration` came from: watched, and read again when it changes.
     let configurationPath: String
     private var fileWatch: FileWatch?
-    /// Counts changes of the credential files, so that only the last of a burst logs in.
-    private var fileChanges = 0
+    /// Waits for the credential files to be quiet for a second after a change.
+    private var fileSettle: (any LoopTimer)?
     private let client: CCClient
     var bus: Connection
     private var notifier: Notifier
     private var reconnectDelay: Duration = .seconds(1)
-    private var periodic: [DispatchSourceTimer] = []
-    let log: @Sendable (String) -> Void
+    private var reconnectTimer: (any LoopTimer)?
+    private var periodic: [any LoopTimer] = []
+    let log: (String) -> Void
     var session: Session
     private var timer: BootTimer?
     private var systemWatch: SystemWatch?
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
     private var sleptSoFar: Duration = .zero
     var token: String?
+    /// What the saved session row says (token, interval, timeout): it is
+    /// written again only when these change, and when the daemon stops.
+    var savedFacts: SessionFacts?
     /// The address the server granted, and what went wrong last (for `GetStatus`).
     var ip = ""
     var lastProblem: ProblemReport?
@@ -54,16 +57,17 @@ public final class Daemon: @unchecked Sendable {
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
-    public init(configuration: Configuration, configurationPath: String, version: String,
-                log: @escaping @Sendable (String) -> Void) throws {
+    public init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
+                log: @escaping (String) -> Void) throws {
+        self.loop = loop
         self.configuration = configuration
         self.configurationPath = configurationPath
         self.version = version
         location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
         client = try CCClient(
-            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version))
-        bus = try Connection(bus: .session, queue: queue)
+            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
+        bus = try Connection(bus: .session, loop: loop)
         notifier = Notifier(connection: bus, log: log)
         var settings = SessionSettings()
         settings.warnBefore = .seconds(configuration.warnBefore)
@@ -79,28 +83,23 @@ public final class Daemon: @unchecked Sendable {
     /// Claims the daemon's bus name (failing with who owns it when another
     /// daemon runs), then starts the session: carrying on with the previous
     /// run's when its deadline has not passed, logging in otherwise. `done`
-    /// runs on `queue`, with the error when the daemon cannot start.
-    public func start(done: @escaping @Sendable (Error?) -> Void) {
-        queue.async {
-            self.exportObjects()
-            self.claimBusName { error in
-                if let error { return done(error) }
-                do {
-                    try self.startSession()
-                    done(nil)
-                } catch {
-                    done(error)
-                }
-            }
+    /// runs on `loop`, with the error when the daemon cannot start. Call it on `loop`.
+    public func start(done: @escaping (Error?) -> Void) {
+        loop.preconditionIsCurrent()
+        exportObjects()
+        claimBusName { error in
+            if let error { return done(error) }
+            self.startSession()
+            done(nil)
         }
     }
 
-    private func startSession() throws {
-        timer = try BootTimer(queue: queue) { [weak self] in self?.timerFired() }
+    private func startSession() {
+        timer = BootTimer(loop: loop) { [weak self] in self?.timerFired() }
         sleptSoFar = BootTimer.sleptSinceBoot()
         notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
         notifier.start()
-        let watch = SystemWatch(queue: queue, log: log) { [weak self] event in self?.handle(event) }
+        let watch = SystemWatch(loop: loop, log: log) { [weak self] event in self?.handle(event) }
         systemWatch = watch
         watch.start()
         watchSessionBus()
@@ -116,17 +115,16 @@ public final class Daemon: @unchecked Sendable {
         SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
     }
 
-    /// Stops: logs out first when configured, then calls `done` (on `queue`).
-    public func stop(done: @escaping @Sendable () -> Void) {
-        queue.async {
-            SystemdNotify.send("STOPPING=1")
-            self.timer?.disarm()
-            self.stopLocation()
-            self.apply(self.session.handle(.stop, at: BootTimer.now()).filter { $0 == .sendLogout })
-            self.saveSession()
-            // Requests run in order on the client's queue: this comes after the logout.
-            self.client.dropConnection { self.queue.async { done() } }
-        }
+    /// Stops: logs out first when configured, then calls `done` (on `loop`, where this is called).
+    public func stop(done: @escaping () -> Void) {
+        loop.preconditionIsCurrent()
+        SystemdNotify.send("STOPPING=1")
+        timer?.disarm()
+        stopLocation()
+        apply(session.handle(.stop, at: BootTimer.now()).filter { $0 == .sendLogout })
+        saveSession()
+        // Requests run in order: this comes after the logout.
+        client.dropConnection { done() }
     }
 
     /// Reconnects to the session bus with back-off when it goes away (a
@@ -140,10 +138,14 @@ public final class Daemon: @unchecked Sendable {
     }
 
     private func reconnect() {
-        queue.asyncAfter(deadline: .now() + .milliseconds(Int(reconnectDelay.components.seconds * 1000))) { [weak self] in
-            guard let self else { return }
-            do {
-                let connection = try Connection(bus: .session, queue: self.queue)
+        let timer = reconnectTimer ?? loop.makeTimer { [weak self] in self?.reconnectNow() }
+        reconnectTimer = timer
+        timer.arm(after: reconnectDelay)
+    }
+
+    private func reconnectNow() {
+        do {
+                let connection = try Connection(bus: .session, loop: self.loop)
                 self.notifier.stop()
                 self.bus = connection
                 self.notifier = Notifier(connection: connection, log: self.log)
@@ -164,7 +166,6 @@ public final class Daemon: @unchecked Sendable {
                 self.reconnectDelay = min(self.reconnectDelay * 2, .seconds(60))
                 self.reconnect()
             }
-        }
     }
 
     /// The systemd watchdog (when WatchdogSec= asks for it) and the daily
@@ -178,13 +179,17 @@ public final class Daemon: @unchecked Sendable {
         }
     }
 
-    private func repeating(every interval: Duration, _ work: @escaping @Sendable () -> Void) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        let step = DispatchTimeInterval.milliseconds(Int(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000))
-        timer.schedule(deadline: .now(), repeating: step, leeway: .seconds(1))
-        timer.setEventHandler(handler: work)
-        timer.resume()
-        return timer
+    /// A timer that runs `work` now and then every `interval`.
+    private func repeating(every interval: Duration, _ work: @escaping () -> Void) -> any LoopTimer {
+        var timer: (any LoopTimer)?
+        let made = loop.makeTimer { [weak self] in
+            guard self != nil else { return }
+            timer?.arm(after: interval)
+            work()
+        }
+        timer = made
+        made.arm(after: .zero)
+        return made
     }
 
     /// The configuration and the files it names: a new configuration takes
@@ -192,7 +197,7 @@ public final class Daemon: @unchecked Sendable {
     private func watchFiles() {
         let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
         do {
-            fileWatch = try FileWatch(paths: paths, queue: queue) { [weak self] path in self?.fileChanged(path) }
+            fileWatch = try FileWatch(paths: paths, loop: loop) { [weak self] path in self?.fileChanged(path) }
         } catch {
             log("\(error); a changed configuration or certificate needs: systemctl --user restart ccrelay")
         }
@@ -203,15 +208,16 @@ public final class Daemon: @unchecked Sendable {
         // A certificate, key or CA file: after a refusal of the credentials,
         // the user acted. Certificate and key are often replaced one after
         // the other: the login waits until the files have been quiet for a second.
-        fileChanges += 1
-        let change = fileChanges
-        queue.asyncAfter(deadline: .now() + .seconds(1)) { [weak self] in
-            guard let self, change == self.fileChanges else { return }
+        let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled(path) }
+        fileSettle = settle
+        settle.arm(after: .seconds(1))
+    }
+
+    private func credentialFilesSettled(_ path: String) {
             let credentialCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
             guard self.session.state == .loggedOut, let code = self.lastProblem?.code, credentialCodes.contains(code) else { return }
             self.log("\(path) changed; logging in again")
             self.handle(.start)
-        }
     }
 
     /// A valid new configuration restarts the daemon with it (the same
@@ -231,7 +237,7 @@ public final class Daemon: @unchecked Sendable {
         saveSession()
         var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &arguments)
-        log("cannot restart (\(String(cString: strerror(errno)))); restart the daemon to use the new configuration")
+        log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the new configuration")
     }
 
     /// Warns, once a day, when the student certificate expires within 7 days.
@@ -256,10 +262,10 @@ public final class Daemon: @unchecked Sendable {
     }
 
     func handle(_ event: SessionEvent) {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         apply(session.handle(event, at: BootTimer.now()))
         switch event {
-        case .loginAnswered, .keepAliveAnswered, .logout: saveSession()
+        case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged()
         default: break
         }
     }
@@ -314,16 +320,14 @@ public final class Daemon: @unchecked Sendable {
             guard let token else { return }
             retryLocationAfterProblem()
             client.keepAlive(session: token, seq: seq, location: fixForKeepAlive, timeout: timeout) { exchange in
-                self.queue.async {
-                    self.noteProblem(exchange)
-                    self.noteDroppedNotices(exchange)
-                    switch exchange.outcome {
-                    case .locationRequired: self.keepAliveLocation(rejected: true)
-                    case .accepted: self.keepAliveLocation(rejected: false)
-                    default: break
-                    }
-                    self.handle(.keepAliveAnswered(Self.reply(exchange)))
+                self.noteProblem(exchange)
+                self.noteDroppedNotices(exchange)
+                switch exchange.outcome {
+                case .locationRequired: self.keepAliveLocation(rejected: true)
+                case .accepted: self.keepAliveLocation(rejected: false)
+                default: break
                 }
+                self.handle(.keepAliveAnswered(Self.reply(exchange)))
             }
         case .sendLogout:
             guard let token else { return }
@@ -346,16 +350,14 @@ public final class Daemon: @unchecked Sendable {
 
     private func login(user: String?, password: String?, timeout: Duration) {
         client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
-            self.queue.async {
-                if case .loggedIn(let grant) = exchange.outcome {
-                    self.token = grant.session
-                    self.ip = grant.ip
-                    self.serverAsks(ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
-                }
-                self.noteProblem(exchange)
-                self.noteDroppedNotices(exchange)
-                self.handle(.loginAnswered(Self.reply(exchange)))
+            if case .loggedIn(let grant) = exchange.outcome {
+                self.token = grant.session
+                self.ip = grant.ip
+                self.serverAsks(ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
             }
+            self.noteProblem(exchange)
+            self.noteDroppedNotices(exchange)
+            self.handle(.loginAnswered(Self.reply(exchange)))
         }
     }
 

@@ -1,37 +1,32 @@
-import Dispatch
-import Relay
+import EventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Tells when one of some files changes: inotify on their folders (editors
 /// and `cp` replace files by renaming, which a watch on the file itself would
-/// miss), read on the daemon's queue. No polling: nothing wakes the daemon
+/// miss), read on the daemon's loop. No polling: nothing wakes the daemon
 /// while the files stay as they are.
-final class FileWatch: @unchecked Sendable {
-    // Guard: immutable after init; the descriptor is read only by `source`'s
-    // handler on its queue and closed by its cancel handler there.
+final class FileWatch {
     private let descriptor: Int32
-    private let source: DispatchSourceRead
+    private var watch: (any IOWatch)?
 
-    /// Calls `changed` with the path (one of `paths`) on `queue` after each
+    /// Calls `changed` with the path (one of `paths`) on `loop` after each
     /// change: written and closed, moved in, created, removed, its mode changed.
-    init(paths: [String], queue: DispatchQueue, changed: @escaping @Sendable (String) -> Void) throws(RelayError) {
-        descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard descriptor >= 0 else { throw RelayError("inotify: \(String(cString: strerror(errno)))") }
+    init(paths: [String], loop: any EventScheduler, changed: @escaping (String) -> Void) throws(SystemError) {
+        descriptor = try systemCall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         var folders: [Int32: (folder: String, names: Set<String>)] = [:]
         for path in Set(paths) {
             guard let slash = path.lastIndex(of: "/") else { continue }
             let folder = slash == path.startIndex ? "/" : String(path[..<slash])
             let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_ATTRIB)
-            let watch = inotify_add_watch(descriptor, folder, mask)
-            guard watch >= 0 else { continue }
-            folders[watch, default: (folder, [])].names.insert(String(path[path.index(after: slash)...]))
+            let folderWatch = inotify_add_watch(descriptor, folder, mask)
+            guard folderWatch >= 0 else { continue }
+            folders[folderWatch, default: (folder, [])].names.insert(String(path[path.index(after: slash)...]))
         }
-        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
         let descriptor = descriptor
         let watched = folders
-        source.setEventHandler {
+        watch = loop.watch(descriptor, for: .readable) { _ in
             var buffer = [UInt8](repeating: 0, count: 4096)
             var changedPaths: Set<String> = []
             while true {
@@ -55,9 +50,10 @@ final class FileWatch: @unchecked Sendable {
             // One call per file for a burst of events (an editor's write, rename, chmod).
             for path in changedPaths.sorted() { changed(path) }
         }
-        source.setCancelHandler { close(descriptor) }
-        source.resume()
     }
 
-    deinit { source.cancel() }
+    deinit {
+        watch?.cancel()
+        close(descriptor)
+    }
 }

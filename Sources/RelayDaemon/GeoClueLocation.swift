@@ -1,6 +1,6 @@
 import CCProtocol
 import DBus
-import Dispatch
+import EventLoop
 import RelayCore
 
 /// Location from GeoClue2 on the system bus: a client with the application
@@ -10,7 +10,7 @@ import RelayCore
 /// refusals are mapped onto the location problems of DESIGN.md.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): state is used only on
-/// `queue`, where every D-Bus completion runs.
+/// `loop`, where every D-Bus completion runs.
 final class GeoClueLocation: LocationSource, @unchecked Sendable {
     static let service = "org.freedesktop.GeoClue2"
     static let managerPath: ObjectPath = "/org/freedesktop/GeoClue2/Manager"
@@ -23,29 +23,29 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     /// How long GetClient may wait for geoclue to find a location agent.
     static let agentWait: Duration = .seconds(10)
 
-    private let queue: DispatchQueue
+    private let loop: any EventScheduler
     private let desktopID: String
-    private let log: @Sendable (String) -> Void
+    private let log: (String) -> Void
     private let report: (LocationReport) -> Void
     private var connection: Connection?
     private var client: ObjectPath?
     /// Bumped by `stop`, so that answers to an earlier start are ignored.
     private var generation = 0
 
-    init(queue: DispatchQueue, desktopID: String, log: @escaping @Sendable (String) -> Void,
+    init(loop: any EventScheduler, desktopID: String, log: @escaping (String) -> Void,
          report: @escaping (LocationReport) -> Void) {
-        self.queue = queue
+        self.loop = loop
         self.desktopID = desktopID
         self.log = log
         self.report = report
     }
 
     func start() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         guard connection == nil else { return }
         let connection: Connection
         do {
-            connection = try Connection(bus: .system, queue: queue)
+            connection = try Connection(bus: .system, loop: loop)
         } catch {
             log("location: no system bus (\(error.message))")
             return report(.problem(.off(.unavailable)))
@@ -56,7 +56,7 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     }
 
     func stop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         generation += 1
         guard let connection else { return }
         self.connection = nil
@@ -72,7 +72,7 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     }
 
     /// GetClient, its properties, the subscriptions, then Start: completion
-    /// calls on `queue` (no Swift concurrency, which would start libdispatch's
+    /// calls on `loop` (no Swift concurrency, which would start libdispatch's
     /// 1 Hz worker-pool monitor). Answers to a stopped client are ignored.
     private func begin(on connection: Connection, generation: Int) {
         // Real geoclue holds GetClient until a location agent for this user appears.

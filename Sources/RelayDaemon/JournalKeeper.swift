@@ -6,7 +6,7 @@ import RelayCore
 /// episode, and opens the file again at most once a minute when it next
 /// needs it (no timer of its own: no extra wake-ups). Only a damaged or
 /// foreign file is ever moved aside (by `AlertStore` itself).
-/// Confinement: used only on the daemon's queue.
+/// Confinement: used only on the daemon's loop.
 final class JournalKeeper {
     private let path: String
     private let log: (String) -> Void

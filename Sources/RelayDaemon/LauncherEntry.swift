@@ -30,7 +30,7 @@ enum LauncherEntry {
             signals: [.init("Update", signature: "sa{sv}")])
     }
 
-    /// Emits `Update` with the full state (on the connection's queue).
+    /// Emits `Update` with the full state (on the connection's loop).
     static func announce(_ badge: BadgeState, on connection: Connection) throws(DBusError) {
         try connection.emit(path: path, interface: interfaceName, member: "Update",
                             body: [.string(applicationURI), properties(badge)])

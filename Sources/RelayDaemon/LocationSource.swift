@@ -3,7 +3,7 @@ import DBus
 import FoundationEssentials
 import RelayCore
 
-/// What a location source tells the daemon (on the daemon's queue).
+/// What a location source tells the daemon (on the daemon's loop).
 enum LocationReport: Sendable {
     case fix(LocationFix)
     case problem(LocationProblem)
@@ -14,7 +14,7 @@ enum LocationReport: Sendable {
 
 /// A source of location fixes: GeoClue2 on the system bus, or the Location
 /// portal on the session bus inside a sandbox. Started only while fixes are
-/// needed; every method runs on the daemon's queue.
+/// needed; every method runs on the daemon's loop.
 protocol LocationSource: AnyObject {
     func start()
     func stop()
@@ -44,7 +44,7 @@ extension LocationFix {
 }
 
 extension Connection {
-    /// `org.freedesktop.DBus.Properties.Set` on `destination` (on `queue`).
+    /// `org.freedesktop.DBus.Properties.Set` on `destination` (on `loop`).
     func setProperty(_ destination: String, _ path: ObjectPath, _ interface: String, _ name: String, _ value: Value,
                      completion: @escaping (DBusError?) -> Void) {
         call(.methodCall(
@@ -55,7 +55,7 @@ extension Connection {
         }
     }
 
-    /// `org.freedesktop.DBus.Properties.GetAll` on `destination` (on `queue`).
+    /// `org.freedesktop.DBus.Properties.GetAll` on `destination` (on `loop`).
     func allProperties(_ destination: String, _ path: ObjectPath, _ interface: String,
                        completion: @escaping (Result<[String: Variant], DBusError>) -> Void) {
         call(.methodCall(

@@ -1,6 +1,6 @@
 import CCProtocol
 import DBus
-import Dispatch
+import EventLoop
 import RelayCore
 
 /// Location from the Location portal (`org.freedesktop.portal.Location`) on
@@ -9,7 +9,7 @@ import RelayCore
 /// 1 refused by the user, 2 refused otherwise), then `LocationUpdated`.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): state is used only on
-/// `queue`, where every D-Bus completion runs.
+/// `loop`, where every D-Bus completion runs.
 final class PortalLocation: LocationSource, @unchecked Sendable {
     static let service = "org.freedesktop.portal.Desktop"
     static let path: ObjectPath = "/org/freedesktop/portal/desktop"
@@ -17,19 +17,19 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
     /// The portal's accuracy enum: 5 is exact.
     static let exact: UInt32 = 5
 
-    private let queue: DispatchQueue
+    private let loop: any EventScheduler
     private let connection: Connection
-    private let log: @Sendable (String) -> Void
+    private let log: (String) -> Void
     private let report: (LocationReport) -> Void
     private var session: ObjectPath?
     private var subscriptions: [SubscriptionToken] = []
     private var generation = 0
     private var tokens = 0
 
-    /// `connection` is the daemon's session-bus connection (on `queue`).
-    init(queue: DispatchQueue, connection: Connection, log: @escaping @Sendable (String) -> Void,
+    /// `connection` is the daemon's session-bus connection (on `loop`).
+    init(loop: any EventScheduler, connection: Connection, log: @escaping (String) -> Void,
          report: @escaping (LocationReport) -> Void) {
-        self.queue = queue
+        self.loop = loop
         self.connection = connection
         self.log = log
         self.report = report
@@ -42,7 +42,7 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
     }
 
     func start() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         guard session == nil, subscriptions.isEmpty else { return }
         generation += 1
         let generation = generation
@@ -74,7 +74,7 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
             "time-threshold": Variant(LocationThresholds.timeSeconds),
             "accuracy": Variant(Self.exact),
         ]
-        // Completion calls on `queue`, not Swift concurrency (which would start
+        // Completion calls on `loop`, not Swift concurrency (which would start
         // libdispatch's 1 Hz worker-pool monitor).
         connection.call(.methodCall(
             destination: Self.service, path: Self.path, interface: Self.interface, member: "CreateSession",
@@ -100,7 +100,7 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
     }
 
     func stop() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         generation += 1
         subscriptions.forEach(connection.unsubscribe)
         subscriptions = []

@@ -1,50 +1,53 @@
 import CLinux
-import Dispatch
-import Relay
+import EventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// SIGTERM and SIGINT, read from a signalfd on the daemon's queue.
+/// SIGTERM and SIGINT, read from a signalfd on the daemon's loop.
 ///
-/// The signals are blocked in the calling thread before any other thread
-/// exists (threads inherit the mask), so none is ever delivered the ordinary
-/// way and lost: each waits in the signalfd until `handler` has run. Call
-/// `StopSignals.block()` first thing in `main`.
-public final class StopSignals: @unchecked Sendable {
-    // Guard: immutable after init; the descriptor is read only by `source`'s
-    // handler on its queue and closed by its cancel handler there.
+/// The signals are blocked before any thread exists (so every thread a
+/// library might start inherits the mask): none is then delivered the
+/// ordinary way and lost; each waits in the signalfd until `handler` has run.
+public final class StopSignals {
     private let descriptor: Int32
-    private let source: DispatchSourceRead
+    private var watch: (any IOWatch)?
 
     /// Blocks SIGTERM and SIGINT for this thread and every thread it starts.
     public static func block() {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGTERM)
-        sigaddset(&set, SIGINT)
+        var set = stopSet
         pthread_sigmask(SIG_BLOCK, &set, nil)
     }
 
-    /// Calls `handler` on `queue` for each SIGTERM or SIGINT.
-    public init(queue: DispatchQueue, handler: @escaping @Sendable () -> Void) throws(RelayError) {
+    /// Lets SIGTERM and SIGINT through again (a re-exec'd daemon inherits the blocked mask).
+    public static func unblock() {
+        var set = stopSet
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    private static var stopSet: sigset_t {
         var set = sigset_t()
         sigemptyset(&set)
         sigaddset(&set, SIGTERM)
         sigaddset(&set, SIGINT)
-        descriptor = signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-        guard descriptor >= 0 else { throw RelayError("signalfd: \(String(cString: strerror(errno)))") }
-        source = DispatchSource.makeReadSource(fileDescriptor: descriptor, queue: queue)
+        return set
+    }
+
+    /// Calls `handler` on `loop` for each SIGTERM or SIGINT.
+    public init(loop: any EventScheduler, handler: @escaping () -> Void) throws(SystemError) {
+        var set = Self.stopSet
+        descriptor = try systemCall("signalfd") { signalfd(-1, &set, Int32(SFD_CLOEXEC | SFD_NONBLOCK)) }
         let descriptor = descriptor
-        source.setEventHandler {
+        watch = loop.watch(descriptor, for: .readable) { _ in
             var info = signalfd_siginfo()
             while read(descriptor, &info, MemoryLayout<signalfd_siginfo>.size) == MemoryLayout<signalfd_siginfo>.size {
                 handler()
             }
         }
-        source.setCancelHandler { close(descriptor) }
-        source.resume()
     }
 
-    deinit { source.cancel() }
+    deinit {
+        watch?.cancel()
+        close(descriptor)
+    }
 }

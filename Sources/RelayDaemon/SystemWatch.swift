@@ -1,5 +1,5 @@
 import DBus
-import Dispatch
+import EventLoop
 import Relay
 import RelayCore
 
@@ -8,11 +8,11 @@ import RelayCore
 /// connectivity. Without a system bus, logind or NetworkManager it does
 /// nothing, and the daemon works on its timers alone.
 ///
-/// Confinement (why `@unchecked Sendable` is sound): used only on `queue`.
+/// Confinement (why `@unchecked Sendable` is sound): used only on `loop`.
 final class SystemWatch: @unchecked Sendable {
-    private let queue: DispatchQueue
+    private let loop: any EventScheduler
     private let onEvent: (SessionEvent) -> Void
-    private let log: @Sendable (String) -> Void
+    private let log: (String) -> Void
     private var bus: Connection?
     private var sleepLock: UnixFD?
     private var online: Bool?
@@ -23,18 +23,18 @@ final class SystemWatch: @unchecked Sendable {
     static let networkManager = "org.freedesktop.NetworkManager"
     static let networkManagerPath: ObjectPath = "/org/freedesktop/NetworkManager"
 
-    init(queue: DispatchQueue, log: @escaping @Sendable (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
-        self.queue = queue
+    init(loop: any EventScheduler, log: @escaping (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
+        self.loop = loop
         self.log = log
         self.onEvent = onEvent
     }
 
-    /// Connects to the system bus and subscribes (on `queue`).
+    /// Connects to the system bus and subscribes (on `loop`).
     func start() {
-        dispatchPrecondition(condition: .onQueue(queue))
+        loop.preconditionIsCurrent()
         let bus: Connection
         do {
-            bus = try Connection(bus: .system, queue: queue)
+            bus = try Connection(bus: .system, loop: loop)
         } catch {
             log("no system bus (\(error.message)); sleep and network changes are not followed")
             return

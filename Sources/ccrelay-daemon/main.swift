@@ -1,7 +1,6 @@
-import Dispatch
+import EventLoop
 import Relay
 import RelayDaemon
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,22 +10,23 @@ import Glibc
 // so that both run the same checks. Kept apart from the CLI so that libcurl
 // and its dependencies load only here, not in every `ccrelay status`.
 //
-// No async/await and no global queues on the daemon's steady path: either
-// starts libdispatch's worker-pool monitor, a timer that wakes the process
-// every second for as long as it lives.
+// One thread: the main thread runs the event loop (epoll) that everything
+// is driven by — the session timer, the signals, libcurl's sockets, every
+// D-Bus connection. No libdispatch and no Swift concurrency: either starts
+// worker threads, and libdispatch's pool monitor wakes the process every second.
 
 /// A line on standard error, prefixed like every ccrelay message (journald keeps it).
-@Sendable func log(_ text: String) {
+func log(_ text: String) {
     let line = "ccrelay: " + text + "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
 
 /// What SIGTERM and SIGINT stop: the daemon once it runs; before that
-/// (reading the configuration, connecting to the bus) the process ends at once.
-let running = Mutex<Daemon?>(nil)
+/// (while it claims its bus name) the process ends at once.
+nonisolated(unsafe) var running: Daemon?
 
 func stop() {
-    guard let daemon = running.withLock({ $0 }) else {
+    guard let daemon = running else {
         log("stopped while starting")
         _exit(0)
     }
@@ -45,7 +45,7 @@ func check(_ path: String) -> Never {
     exit(0)
 }
 
-/// Loads the configuration and starts the daemon; it then runs on its queue
+/// Loads the configuration and starts the daemon; it then runs on `loop`
 /// until SIGTERM or SIGINT, which exit the process.
 func runDaemon(_ arguments: [String]) -> Never {
     let path: String
@@ -62,9 +62,20 @@ func runDaemon(_ arguments: [String]) -> Never {
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
 
+    // Until the loop runs, SIGTERM and SIGINT keep their default action and
+    // end the process at once (connecting to a bus that does not answer can
+    // take long, and there is nothing to save yet). Then they are blocked —
+    // before any thread exists, so every thread inherits the mask — and
+    // read from a signalfd on the loop, which stops the daemon in order.
+    let loop: EventLoop
     let daemon: Daemon
+    let stopSignals: StopSignals
     do {
-        daemon = try Daemon(configuration: configuration, configurationPath: path, version: ccrelayVersion, log: log)
+        loop = try EventLoop()
+        daemon = try Daemon(
+            configuration: configuration, configurationPath: path, version: ccrelayVersion, loop: loop, log: log)
+        StopSignals.block()
+        stopSignals = try StopSignals(loop: loop, handler: stop)
     } catch {
         log("daemon: cannot start: \(error)")
         exit(1)
@@ -74,23 +85,13 @@ func runDaemon(_ arguments: [String]) -> Never {
             log("daemon: cannot start: \(error)")
             exit(1)
         }
-        running.withLock { $0 = daemon }
+        running = daemon
     }
-    // The main thread only waits (with the stop signals still blocked, unlike
-    // dispatchMain, whose main thread waits with every signal open).
-    while true { _ = sleep(UInt32.max) }
+    withExtendedLifetime(stopSignals) { loop.run() }
+    exit(0)
 }
 
-// Before any thread exists, so that every thread inherits the blocked mask;
-// then read from a signalfd on a queue of their own from the first moment,
-// so that a stop request is never left waiting behind a slow start.
-StopSignals.block()
-let stopSignals: StopSignals
-do {
-    stopSignals = try StopSignals(queue: DispatchQueue(label: "ccrelay.signals"), handler: stop)
-} catch {
-    log("daemon: cannot start: \(error)")
-    exit(1)
-}
+// A daemon that re-exec'd itself for a new configuration inherits the blocked mask.
+StopSignals.unblock()
 Localization.setUp()
-withExtendedLifetime(stopSignals) { runDaemon(Array(CommandLine.arguments.dropFirst())) }
+runDaemon(Array(CommandLine.arguments.dropFirst()))

@@ -1,4 +1,5 @@
 import DBus
+import DispatchLoop
 import Dispatch
 import Relay
 
@@ -31,7 +32,7 @@ struct ControlClient {
     /// Connects to the session bus.
     static func connect() throws(ControlFailure) -> ControlClient {
         do {
-            return ControlClient(connection: try Connection(bus: .session, queue: DispatchQueue(label: "ccrelay.cli")))
+            return ControlClient(connection: try Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.cli")))
         } catch {
             throw .failed("cannot connect to the session bus (\(error.message)); run this inside your desktop session")
         }
@@ -71,7 +72,7 @@ struct ControlClient {
     /// Calls `handler` (on the connection's queue) each time the daemon
     /// announces a change of its control properties.
     func onPropertiesChanged(_ handler: @escaping () -> Void) {
-        connection.queue.sync {
+        connection.loop.sync {
             _ = connection.subscribe(
                 MatchRule(sender: ControlNames.busName, path: ControlNames.path, interface: "org.freedesktop.DBus.Properties",
                           member: "PropertiesChanged", arg0: ControlNames.interface)
@@ -80,6 +81,6 @@ struct ControlClient {
     }
 
     func close() {
-        connection.queue.sync { connection.close() }
+        connection.loop.sync { connection.close() }
     }
 }

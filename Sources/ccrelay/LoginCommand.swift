@@ -1,4 +1,5 @@
 import DBus
+import DispatchLoop
 import Dispatch
 import Relay
 #if canImport(Glibc)
@@ -61,12 +62,12 @@ enum LoginCommand {
         }
         let connection: Connection
         do {
-            connection = try Connection(bus: .session, queue: DispatchQueue(label: "ccrelay.login"))
+            connection = try Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.login"))
         } catch {
             Output.error("cannot connect to the session bus: \(error.message)")
             return ExitStatus.failure
         }
-        defer { connection.queue.sync { connection.close() } }
+        defer { connection.loop.sync { connection.close() } }
         do {
             try await SecretService(connection: connection).storePassword(password, user: user)
         } catch {
@@ -87,7 +88,7 @@ enum LoginCommand {
         let (changes, continuation) = AsyncStream<Bool>.makeStream()
         // Subscribed before the call, so that no change is missed.
         client.onPropertiesChanged { continuation.yield(true) }
-        client.connection.queue.asyncAfter(deadline: .now() + seconds) { continuation.yield(false) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.yield(false) }
         do {
             _ = try await client.call("Login")
             var status = try await client.status()

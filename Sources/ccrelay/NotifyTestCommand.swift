@@ -1,4 +1,5 @@
 import DBus
+import DispatchLoop
 import Dispatch
 import FoundationEssentials
 import Relay
@@ -54,7 +55,7 @@ enum NotifyTestCommand {
 
         let connection: Connection
         do {
-            connection = try Connection(bus: .session, queue: DispatchQueue(label: "ccrelay.notify-test"))
+            connection = try Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.notify-test"))
         } catch {
             Output.error("cannot connect to the session bus: \(error.message)\n"
                 + "Run this inside your desktop session (DBUS_SESSION_BUS_ADDRESS must be set).")
@@ -92,11 +93,11 @@ enum NotifyTestCommand {
     {
         let (steps, continuation) = AsyncStream<Step>.makeStream()
         let notifier = Notifier(connection: connection, log: { Output.error($0) })
-        connection.queue.async {
+        connection.loop.execute {
             notifier.onEvent = { continuation.yield(.event($0)) }
             notifier.start()
             alerts.forEach(notifier.post)
-            connection.queue.asyncAfter(deadline: .now() + seconds) { continuation.yield(.timeout) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.yield(.timeout) }
         }
         var server: Notifier.ServerInfo?
         var results: [AlertKind: Result<UInt32, DBusError>] = [:]
@@ -111,7 +112,7 @@ enum NotifyTestCommand {
             if results.count == alerts.count { break }
         }
         continuation.finish()
-        connection.queue.sync {
+        connection.loop.sync {
             notifier.stop()
             connection.close()
         }

@@ -117,7 +117,7 @@ enum StatusCommand {
         let (changes, continuation) = AsyncStream<Change>.makeStream()
         let connection = client.connection
         client.onPropertiesChanged { continuation.yield(.properties) }
-        connection.queue.sync {
+        connection.loop.sync {
             _ = connection.watchName(ControlNames.busName) { continuation.yield(.owner($0)) }
             connection.onDisconnect = { continuation.finish() }
         }

@@ -16,7 +16,7 @@ import Testing
                 url: sim.url, caFile: ca ?? pki.caCertificate, pinnedKey: pin,
                 certificate: certificate ?? pki.clientCertificate, key: certificate == nil ? pki.clientKey : key,
                 keyPassphrase: passphrase, requestTimeout: requestTimeout),
-            client: Self.info)
+            client: Self.info, loop: TestLoop.shared)
     }
 
     func grant(_ exchange: Exchange) throws -> LoginGrant {
@@ -142,7 +142,7 @@ import Testing
         }
         #expect(message?.contains("not issued by the campus CA") == true)
         let anonymous = try CCClient(
-            configuration: ServerConfiguration(url: sim.url, caFile: pki.caCertificate), client: Self.info)
+            configuration: ServerConfiguration(url: sim.url, caFile: pki.caCertificate), client: Self.info, loop: TestLoop.shared)
         guard case .credentialsRefused(.certificateRejected, _) = await anonymous.login(device: "d").outcome else {
             Issue.record("a login without certificate must be rejected")
             return
@@ -152,14 +152,14 @@ import Testing
     @Test func plainHTTPOnlyToLoopbackAndNoProxyEver() async throws {
         for url in ["http://cc.campus.example/", "http://10.0.0.1/", "ftp://127.0.0.1/", "not a url", "https://x/?q=1"] {
             #expect(throws: ClientConfigurationError.self, "\(url)") {
-                _ = try CCClient(configuration: ServerConfiguration(url: url), client: Self.info)
+                _ = try CCClient(configuration: ServerConfiguration(url: url), client: Self.info, loop: TestLoop.shared)
             }
         }
         let sim = try CCSimProcess(tls: false, ["--user", "20231234:secret"])
         setenv("http_proxy", "http://127.0.0.1:9", 1)
         setenv("all_proxy", "http://127.0.0.1:9", 1)
         defer { unsetenv("http_proxy"); unsetenv("all_proxy") }
-        let cc = try CCClient(configuration: ServerConfiguration(url: sim.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")), client: Self.info)
+        let cc = try CCClient(configuration: ServerConfiguration(url: sim.url.replacingOccurrences(of: "127.0.0.1", with: "localhost")), client: Self.info, loop: TestLoop.shared)
         _ = try grant(await cc.login(device: "d", user: "20231234", password: "secret"))
         #expect(await cc.login(device: "d", user: "20231234", password: "wrong").outcome
                 == .credentialsRefused(.badCredentials, message: "用户名或密码错误"))

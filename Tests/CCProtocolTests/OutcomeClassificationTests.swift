@@ -16,7 +16,7 @@ import Testing
             configuration: ServerConfiguration(
                 url: sim.url, caFile: pki.caCertificate, certificate: pki.clientCertificate, key: pki.clientKey,
                 requestTimeout: .seconds(10)),
-            client: ClientInfo(version: "1.0.0"))
+            client: ClientInfo(version: "1.0.0"), loop: TestLoop.shared)
         guard case .loggedIn(let grant) = await cc.login(device: "d").outcome else {
             throw TestSetupError("login failed")
         }
@@ -131,7 +131,7 @@ import Testing
     }
 
     @Test func aClosedPortIsALostConnection() async throws {
-        let closed = try CCClient(configuration: ServerConfiguration(url: "http://127.0.0.1:9/"), client: ClientInfo(version: "1"))
+        let closed = try CCClient(configuration: ServerConfiguration(url: "http://127.0.0.1:9/"), client: ClientInfo(version: "1"), loop: TestLoop.shared)
         guard case .transportFailure(.connectionLost) = await closed.login(device: "d").outcome else {
             Issue.record("connection refused is a lost connection")
             return

@@ -8,7 +8,7 @@ import Testing
     @Test func sessionsExpireAfterTimeoutWithoutAKeepAlive() async throws {
         // A timeout a loaded 2-core machine cannot overrun between two requests.
         let sim = try CCSimProcess(tls: false, ["--interval", "1", "--timeout", "6"])
-        let cc = try CCClient(configuration: ServerConfiguration(url: sim.url), client: ClientInfo(version: "1"))
+        let cc = try CCClient(configuration: ServerConfiguration(url: sim.url), client: ClientInfo(version: "1"), loop: TestLoop.shared)
         guard case .loggedIn(let grant) = await cc.login(device: "d").outcome else { throw TestSetupError("login") }
         guard case .accepted = await cc.keepAlive(session: grant.session, seq: 1).outcome else {
             Issue.record("within the timeout the keep-alive is accepted")
@@ -44,7 +44,7 @@ import Testing
         try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<8 {
                 group.addTask {
-                    let cc = try CCClient(configuration: configuration, client: ClientInfo(version: "1"))
+                    let cc = try CCClient(configuration: configuration, client: ClientInfo(version: "1"), loop: TestLoop.shared)
                     guard case .loggedIn(let grant) = await cc.login(device: "laptop-\(index)").outcome else { return false }
                     for seq in UInt64(1)...5 {
                         guard case .accepted = await cc.keepAlive(session: grant.session, seq: seq).outcome else { return false }

@@ -16,7 +16,7 @@ import Testing
     {
         let client = try CCClient(
             configuration: ServerConfiguration(url: server.url, caFile: ca, certificate: certificate, key: key),
-            client: ClientInfo(version: "1.0.0"))
+            client: ClientInfo(version: "1.0.0"), loop: TestLoop.shared)
         return await client.login(device: "d").outcome
     }
 

@@ -1,4 +1,5 @@
 import DBus
+import DispatchLoop
 import Foundation
 import TestSupport
 import Testing
@@ -28,7 +29,7 @@ import Testing
                             },
                             .init("Ignore") { _ in },  // never answers
                             .init("Later", output: "s") { invocation in
-                                server.queue.asyncAfter(deadline: .now() + .milliseconds(100)) {
+                                (server.loop as? DispatchScheduler)?.execute(after: .milliseconds(100)) {
                                     invocation.reply([.string("done")])
                                 }
                             },

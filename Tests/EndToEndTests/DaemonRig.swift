@@ -29,7 +29,11 @@ final class DaemonRig: Sendable {
         sim = try CCSimProcess(simulator, launcher: simulatorLauncher)
         try await beforeStart(bus)
         let pki = TestPKI.shared
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
+        // A folder of its own: the daemon watches the configuration's folder,
+        // and a busy one (/tmp itself) would wake it with every file written there.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-daemon-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let base = folder + "/rig"
         try """
             [server]
             url = \(serverURL ?? sim.url)

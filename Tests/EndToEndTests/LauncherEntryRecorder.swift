@@ -18,7 +18,7 @@ final class LauncherEntryRecorder: Sendable {
     init(on bus: PrivateBus) throws {
         connection = try bus.connect(label: "dock")
         let updates = updates
-        connection.queue.sync {
+        connection.loop.sync {
             _ = connection.subscribe(MatchRule(interface: "com.canonical.Unity.LauncherEntry", member: "Update")) { message in
                 guard (try? message.argument(0, as: String.self)) == "application://io.github.ccrelay.CCRelay.desktop",
                       let properties = try? message.argument(1, as: [String: Variant].self),
@@ -31,7 +31,7 @@ final class LauncherEntryRecorder: Sendable {
         }
     }
 
-    deinit { connection.queue.sync { connection.close() } }
+    deinit { connection.loop.sync { connection.close() } }
 
     var last: Badge? { updates.get().last }
 }

@@ -31,7 +31,7 @@ import Testing
         #expect(try await secrets.password(user: "20231234") == "new one")
 
         let sim = try CCSimProcess(tls: false, ["--user", "20231234:new one"])
-        let client = try CCClient(configuration: ServerConfiguration(url: sim.url), client: ClientInfo(version: "1"))
+        let client = try CCClient(configuration: ServerConfiguration(url: sim.url), client: ClientInfo(version: "1"), loop: TestLoop.shared)
         let password = try await secrets.password(user: "20231234")
         guard case .loggedIn = await client.login(device: "d", user: "20231234", password: password).outcome else {
             Issue.record("the stored password must log in")

@@ -24,7 +24,7 @@ final class NotifierHarness: Sendable {
         }
     }
 
-    deinit { connection.queue.sync { notifier.stop(); connection.close() } }
+    deinit { connection.loop.sync { notifier.stop(); connection.close() } }
 
     func post(_ alert: Alert) async throws {
         let notifier = self.notifier

@@ -89,7 +89,7 @@ public final class MockNotificationServer: Sendable {
             ])
     }
 
-    deinit { connection.queue.sync { connection.close() } }
+    deinit { connection.loop.sync { connection.close() } }
 
     /// Replaces a method of the notification interface with python `code`
     /// (dbusmock's AddMethod), for example to answer with the wrong types.
@@ -149,7 +149,7 @@ public final class MockSystemService: Sendable {
         connection = try bus.connect(label: "mock-\(template)")
     }
 
-    deinit { connection.queue.sync { connection.close() } }
+    deinit { connection.loop.sync { connection.close() } }
 
     /// Calls a method on the mock (its own methods or the Mock interface).
     @discardableResult

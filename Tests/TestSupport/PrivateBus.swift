@@ -1,4 +1,5 @@
 import DBus
+import DispatchLoop
 import Foundation
 
 /// A private `dbus-daemon --session` for one test, stopped when released.
@@ -32,20 +33,20 @@ public final class PrivateBus: Sendable {
 
     /// A new connection to this bus on its own queue.
     public func connect(label: String = "test") throws -> Connection {
-        try Connection(bus: .address(address), queue: DispatchQueue(label: label))
+        try Connection(bus: .address(address), loop: DispatchScheduler(label: label))
     }
 
     /// Waits until `name` has an owner (or `timeout` passes); true when it has.
     public func waitForName(_ name: String, timeout: Duration = .seconds(20)) async throws -> Bool {
         let connection = try connect(label: "wait-for-name")
-        defer { connection.queue.sync { connection.close() } }
+        defer { connection.loop.sync { connection.close() } }
         return await eventually(timeout: timeout) { (try? await connection.nameOwner(name)) != nil }
     }
 
     /// Waits until `name` has no owner.
     public func waitForNameToVanish(_ name: String, timeout: Duration = .seconds(20)) async throws -> Bool {
         let connection = try connect(label: "wait-for-vanish")
-        defer { connection.queue.sync { connection.close() } }
+        defer { connection.loop.sync { connection.close() } }
         return await eventually(timeout: timeout) { (try? await connection.nameOwner(name)) == nil }
     }
 }

@@ -1,4 +1,5 @@
 import CCProtocol
+import EventLoop
 import Foundation
 
 /// Measures CPU and wall time per keep-alive: ccrelay's CCClient (one reused
@@ -34,9 +35,10 @@ guard arguments.count == 7, let count = Int(arguments[5]), let curlCount = Int(a
     exit(2)
 }
 let (url, ca, certificate, key) = (arguments[1], arguments[2], arguments[3], arguments[4])
+let loopThread = EventLoopThread()
 let client = try CCClient(
     configuration: ServerConfiguration(url: url, caFile: ca, certificate: certificate, key: key),
-    client: ClientInfo(version: "bench"))
+    client: ClientInfo(version: "bench"), loop: loopThread.loop)
 guard case .loggedIn(let grant) = await client.login(device: "bench").outcome else {
     print("login failed")
     exit(1)

@@ -1,0 +1,48 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The daemon runs on one thread, its event loop, and sleeps between
+/// keep-alives: counted from /proc (thread count, context switches), never timed.
+/// bench/idle measures the cost per keep-alive; this keeps the property.
+@Suite struct OneThreadTests {
+    @Test func anIdleDaemonHasOneThreadAndDoesNotWakeBetweenKeepAlives() async throws {
+        let rig = try await DaemonRig(simulator: ["--interval", "5", "--timeout", "15"])
+        let pid = rig.daemon.pid
+        #expect(await eventually(timeout: .seconds(30)) { rig.acceptedReports() >= 2 }, "\(rig.log)")
+        #expect(try Self.threads(of: pid) == 1, "threads: \(Self.threadNames(of: pid))")
+        // Just after a keep-alive was answered, quiet until the next one, 5 s after it.
+        let answered = rig.acceptedReports()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > answered })
+        try await Task.sleep(for: .milliseconds(800))
+        let before = try Self.contextSwitches(of: pid)
+        try await Task.sleep(for: .seconds(2))
+        let after = try Self.contextSwitches(of: pid)
+        #expect(rig.acceptedReports() == answered + 1, "the window was meant to fall between two keep-alives")
+        #expect(after == before, "the idle daemon woke \(after - before) times between two keep-alives")
+        #expect(try Self.threads(of: pid) == 1, "threads: \(Self.threadNames(of: pid))")
+        rig.daemon.stop()
+    }
+
+    static func threads(of pid: pid_t) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count
+    }
+
+    static func threadNames(of pid: pid_t) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).map {
+            (try? String(contentsOfFile: "/proc/\(pid)/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? $0
+        }
+    }
+
+    /// Voluntary plus involuntary context switches of every thread the process has now.
+    static func contextSwitches(of pid: pid_t) throws -> Int {
+        var total = 0
+        for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                total += Int(line.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+        }
+        return total
+    }
+}
