@@ -1,6 +1,7 @@
 """The measuring half of bench/idle (see there). For each interval: a ccsim
-of its own; each daemon run for a short and a long time (fresh state, so a
-fresh login each), reaped with wait4; then curl + sleep for as many keep-alives."""
+of its own; each daemon (fresh state, so a fresh login) warmed up, then
+counted by `perf stat` for some intervals; then curl + sleep for as many
+keep-alives, counted by the rusage of its reaped children."""
 import json, os, resource, signal, subprocess, sys, time, urllib.request
 
 directory, ccsim, extra = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -34,17 +35,6 @@ def newest_session(control):
     return sessions[-1]["session"] if sessions else None
 
 
-def proc_sum(pid, name, field):
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/{name}") as f:
-                total += int(f.read().split()[field])
-        except OSError:
-            pass
-    return total
-
-
 def smaps(pid):
     values = {}
     with open(f"/proc/{pid}/smaps_rollup") as f:
@@ -55,8 +45,7 @@ def smaps(pid):
     return values
 
 
-def run_daemon(binary, url, seconds):
-    """One run: returns (keep-alives, switches, rusage CPU s, schedstat CPU ns, RSS kB, private dirty kB, max threads)."""
+def start_daemon(binary, url):
     state = f"{directory}/state-{time.time_ns()}"
     config = f"{directory}/idle.conf"
     with open(config, "w") as f:
@@ -65,39 +54,48 @@ def run_daemon(binary, url, seconds):
     os.chmod(config, 0o600)
     environment = dict(os.environ, XDG_STATE_HOME=state, DBUS_SYSTEM_BUS_ADDRESS="unix:path=/nonexistent")
     log = open(f"{directory}/daemon.log", "a")
-    daemon = subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
-    threads = 0
-    end = time.time() + seconds
-    while time.time() < end:
-        try:
-            with open(f"/proc/{daemon.pid}/status") as f:
-                threads = max(threads, next(int(l.split()[1]) for l in f if l.startswith("Threads:")))
-        except (OSError, StopIteration):
-            pass
-        time.sleep(0.5)
-    schedstat = proc_sum(daemon.pid, "schedstat", 0)
-    memory = smaps(daemon.pid)
-    daemon.send_signal(signal.SIGTERM)
-    _, _, usage = os.wait4(daemon.pid, 0)
-    daemon.returncode = 0
-    return usage, schedstat, memory, threads
+    return subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
+
+
+def threads_now(pid):
+    try:
+        return set(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return set()
 
 
 def measure_daemon(binary, interval, url, control):
-    short = 4 * interval + 4
-    long = short + extra * interval
-    results = []
-    for seconds in (short, long):
-        usage, schedstat, memory, threads = run_daemon(binary, url, seconds)
-        session = newest_session(control)
-        results.append((accepted(control, session), usage.ru_nvcsw + usage.ru_nivcsw, usage.ru_utime + usage.ru_stime,
-                        schedstat, memory, threads))
-    (k0, s0, c0, n0, _, t0), (k1, s1, c1, n1, memory, t1) = results
+    """Warm-up (three accepted keep-alives), then `perf stat` on the daemon for
+    `extra` intervals: its counters are inherited by every thread started in
+    the window and folded back when one exits, so nothing that lived is missed."""
+    daemon = start_daemon(binary, url)
+    try:
+        end = time.time() + 60 + 4 * interval
+        session = None
+        while time.time() < end:
+            session = newest_session(control)
+            if session and accepted(control, session) >= 3:
+                break
+            time.sleep(0.2)
+        k0 = accepted(control, session)
+        perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", str(daemon.pid),
+                                 "--", "sleep", str(extra * interval)], stderr=subprocess.PIPE, text=True)
+        seen = threads_now(daemon.pid)
+        while perf.poll() is None:
+            seen |= threads_now(daemon.pid)
+            time.sleep(0.1)
+        counters = {line.split(",")[2]: float(line.split(",")[0]) for line in perf.stderr.read().splitlines()
+                    if line.count(",") >= 3 and line.split(",")[0].replace(".", "").isdigit()}
+        k1 = accepted(control, session)
+        memory = smaps(daemon.pid)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait()
     keepalives = max(k1 - k0, 1)
     return {
-        "keepalives": k1 - k0, "switches": (s1 - s0) / keepalives, "cpu_ms": 1000 * (c1 - c0) / keepalives,
-        "sched_ms": (n1 - n0) / 1e6 / keepalives, "rss": memory.get("Rss", 0) / 1024,
-        "dirty": memory.get("Private_Dirty", 0) / 1024, "threads": max(t0, t1),
+        "keepalives": k1 - k0, "switches": counters.get("context-switches", 0) / keepalives,
+        "cpu_ms": counters.get("task-clock", 0) / keepalives, "rss": memory.get("Rss", 0) / 1024,
+        "dirty": memory.get("Private_Dirty", 0) / 1024, "threads": len(seen),
     }
 
 
@@ -125,14 +123,13 @@ done'''
 for interval in (2, 10):
     sim, url, control = start_sim(interval)
     try:
-        print(f"interval {interval} s: per keep-alive, steady state ({extra} keep-alives between a short and a long run)")
+        print(f"interval {interval} s: per keep-alive, steady state, every thread that lived ({extra} intervals measured)")
         for label, binary in binaries:
             r = measure_daemon(binary, interval, url, control)
-            print(f"  ccrelay {label:18s} {r['switches']:5.1f} context switches  CPU {r['cpu_ms']:.2f} ms (rusage), "
-                  f"{r['sched_ms']:.2f} ms (schedstat)  threads {r['threads']}  RSS {r['rss']:.1f} MiB  "
-                  f"private dirty {r['dirty']:.1f} MiB  [{r['keepalives']} keep-alives]")
+            print(f"  ccrelay {label:18s} {r['switches']:5.1f} context switches  CPU {r['cpu_ms']:.2f} ms  "
+                  f"threads {r['threads']}  RSS {r['rss']:.1f} MiB  private dirty {r['dirty']:.1f} MiB  [{r['keepalives']} keep-alives]")
         c = measure_curl(interval, url, min(extra, 10))
-        print(f"  curl + sleep {'':14s} {c['switches']:5.1f} context switches  CPU {c['cpu_ms']:.2f} ms (rusage)  "
+        print(f"  curl + sleep {'':14s} {c['switches']:5.1f} context switches  CPU {c['cpu_ms']:.2f} ms  "
               f"[{c['keepalives']} keep-alives]")
     finally:
         sim.terminate()

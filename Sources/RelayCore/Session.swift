@@ -167,7 +167,7 @@ public struct Session: Sendable {
         effects.append(.sendLogin(timeout: min(settings.requestTimeout, max(interval, settings.minimumRequestTimeout))))
     }
 
-    private mutating func loginAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
+    private mutating func loginAnswered(_ reply: LoginAnswer, _ now: Instant, _ effects: inout [SessionEffect]) {
         switch reply {
         case .loggedIn(let newInterval, let newTimeout, let notices):
             grantedInterval = newInterval
@@ -208,7 +208,7 @@ public struct Session: Sendable {
             nextSend = now + settings.backoffCap
             distrusted(problem, &effects)
             set(.loggingIn, &effects)
-        case .transientFailure, .loggedOut, .accepted:
+        case .transientFailure:
             failures += 1
             nextSend = retry(now, cap: loginBackoffCap)
             if recovering && !logoutAlertShown {
@@ -243,7 +243,7 @@ public struct Session: Sendable {
         effects.append(.sendKeepAlive(seq: pendingSeq!, timeout: limit))
     }
 
-    private mutating func keepAliveAnswered(_ reply: ServerReply, _ now: Instant, _ effects: inout [SessionEffect]) {
+    private mutating func keepAliveAnswered(_ reply: KeepAliveAnswer, _ now: Instant, _ effects: inout [SessionEffect]) {
         switch reply {
         case .accepted(let newInterval, let newTimeout, let notices):
             restoredUnconfirmed = false
@@ -260,11 +260,11 @@ public struct Session: Sendable {
         case .loggedOut(let reason, let message):
             deadline = nil
             pendingSeq = nil
-            if reason == "expired" && wanted && restoredUnconfirmed {
+            if reason == .expired && wanted && restoredUnconfirmed {
                 // The previous run's session ran out while no daemon was there: log in quietly.
                 restoredUnconfirmed = false
                 beginLogin(now, &effects)
-            } else if reason == "expired" && settings.autoRelogin && wanted {
+            } else if reason == .expired && settings.autoRelogin && wanted {
                 recovering = true
                 beginLogin(now, &effects)
             } else {
@@ -286,7 +286,7 @@ public struct Session: Sendable {
         case .untrusted(let problem):
             distrusted(problem, &effects)
             failed(now, atLeast: settings.backoffCap, &effects)
-        case .transientFailure, .noNetwork, .loggedIn:
+        case .transientFailure, .noNetwork:
             failed(now, atLeast: .zero, &effects)
         }
     }

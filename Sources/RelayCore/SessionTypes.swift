@@ -35,13 +35,10 @@ public struct NoticeInfo: Sendable, Hashable {
     }
 }
 
-/// What the server (or the transport) answered, in the terms the state
-/// machine acts on. The shell maps the CC/1 client's outcomes onto these.
-public enum ServerReply: Sendable, Hashable {
+/// How a login was answered (by the server or the transport), in the terms
+/// the state machine acts on. The shell maps the CC/1 client's outcomes onto these.
+public enum LoginAnswer: Sendable, Hashable {
     case loggedIn(interval: Int, timeout: Int, notices: [NoticeInfo])
-    case accepted(interval: Int?, timeout: Int?, notices: [NoticeInfo])
-    /// The server ended the session (401/410) with this reason.
-    case loggedOut(reason: String, message: String?)
     /// A permanent refusal: never retried until the user acts.
     case refused(CredentialProblem, message: String?)
     case rateLimited(retryAfter: Int?)
@@ -52,6 +49,59 @@ public enum ServerReply: Sendable, Hashable {
     /// The server's identity could not be verified (often a captive
     /// portal): no request was sent; retried at the back-off cap.
     case untrusted(ServerTrustProblem)
+}
+
+/// How a keep-alive was answered; as `LoginAnswer`, and the server may end the session.
+public enum KeepAliveAnswer: Sendable, Hashable {
+    case accepted(interval: Int?, timeout: Int?, notices: [NoticeInfo])
+    /// The server ended the session (401/410).
+    case loggedOut(reason: LogoutReason, message: String?)
+    case refused(CredentialProblem, message: String?)
+    case rateLimited(retryAfter: Int?)
+    case transientFailure(String)
+    case noNetwork
+    case untrusted(ServerTrustProblem)
+}
+
+/// Why the server ended a session (PROTOCOL.md, keep-alive errors).
+public enum LogoutReason: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The deadline passed without an accepted keep-alive: won back by a login when auto-relogin is on.
+    case expired
+    case kicked
+    case admin
+    case quotaExhausted
+    case onlineElsewhere
+    /// The client's own logout (DELETE) was answered.
+    case requested
+    /// A reason this client does not know, as the server sent it.
+    case other(String)
+
+    /// The reason as it comes on the wire.
+    public init(wire: String) {
+        switch wire {
+        case "expired": self = .expired
+        case "kicked": self = .kicked
+        case "admin": self = .admin
+        case "quota_exhausted": self = .quotaExhausted
+        case "online_elsewhere": self = .onlineElsewhere
+        case "logout": self = .requested
+        default: self = .other(wire)
+        }
+    }
+
+    public init(stringLiteral wire: String) { self.init(wire: wire) }
+
+    public var description: String {
+        switch self {
+        case .expired: "expired"
+        case .kicked: "kicked"
+        case .admin: "admin"
+        case .quotaExhausted: "quota_exhausted"
+        case .onlineElsewhere: "online_elsewhere"
+        case .requested: "logout"
+        case .other(let wire): wire
+        }
+    }
 }
 
 /// PROTOCOL.md's bounds on the server's timing, applied before any
@@ -88,8 +138,8 @@ public enum SessionEvent: Sendable, Hashable {
     case restore(RestoredSession)
     /// The timer the session armed fired.
     case timerFired
-    case loginAnswered(ServerReply)
-    case keepAliveAnswered(ServerReply)
+    case loginAnswered(LoginAnswer)
+    case keepAliveAnswered(KeepAliveAnswer)
     /// The machine is about to sleep (logind PrepareForSleep true).
     case sleeping
     /// The machine woke up (PrepareForSleep false, or a detected jump).

@@ -327,7 +327,7 @@ public final class Daemon {
                 case .accepted: self.keepAliveLocation(rejected: false)
                 default: break
                 }
-                self.handle(.keepAliveAnswered(Self.reply(exchange)))
+                self.handle(.keepAliveAnswered(Self.keepAliveAnswer(exchange)))
             }
         case .sendLogout:
             guard let token else { return }
@@ -357,7 +357,7 @@ public final class Daemon {
             }
             self.noteProblem(exchange)
             self.noteDroppedNotices(exchange)
-            self.handle(.loginAnswered(Self.reply(exchange)))
+            self.handle(.loginAnswered(Self.loginAnswer(exchange)))
         }
     }
 
@@ -375,18 +375,56 @@ public final class Daemon {
         log("the server sent \(dropped) malformed (or too many) notices; dropped them, the rest of the reply stands")
     }
 
-    /// Maps what the CC/1 client saw onto what the state machine acts on.
-    static func reply(_ exchange: Exchange) -> ServerReply {
-        func notices(_ list: [Notice]) -> [NoticeInfo] {
-            list.map { NoticeInfo(id: $0.id, title: $0.title, body: $0.body, urgency: Urgency(noticeText: $0.urgency)) }
+    /// A login's exchange, in the state machine's terms.
+    static func loginAnswer(_ exchange: Exchange) -> LoginAnswer {
+        if case .loggedIn(let grant) = exchange.outcome {
+            return .loggedIn(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
         }
+        return switch failure(exchange.outcome) {
+        case .refused(let problem, let message): .refused(problem, message: message)
+        case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
+        case .transient(let what): .transientFailure(what)
+        case .noNetwork: .noNetwork
+        case .untrusted(let problem): .untrusted(problem)
+        }
+    }
+
+    /// A keep-alive's exchange, in the state machine's terms.
+    static func keepAliveAnswer(_ exchange: Exchange) -> KeepAliveAnswer {
         switch exchange.outcome {
-        case .loggedIn(let grant): return .loggedIn(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
-        case .accepted(let grant): return .accepted(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
-        case .loggedOutByRequest: return .loggedOut(reason: "logout", message: nil)
-        case .loggedOut(let reason, let message): return .loggedOut(reason: reason, message: message)
-        case .locationRequired: return .transientFailure("the campus requires a location fix")
-        case .rateLimited(let retryAfter): return .rateLimited(retryAfter: retryAfter)
+        case .accepted(let grant):
+            return .accepted(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
+        case .loggedOutByRequest: return .loggedOut(reason: .requested, message: nil)
+        case .loggedOut(let reason, let message): return .loggedOut(reason: LogoutReason(wire: reason), message: message)
+        default:
+            return switch failure(exchange.outcome) {
+            case .refused(let problem, let message): .refused(problem, message: message)
+            case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
+            case .transient(let what): .transientFailure(what)
+            case .noNetwork: .noNetwork
+            case .untrusted(let problem): .untrusted(problem)
+            }
+        }
+    }
+
+    private static func notices(_ list: [Notice]) -> [NoticeInfo] {
+        list.map { NoticeInfo(id: $0.id, title: $0.title, body: $0.body, urgency: Urgency(noticeText: $0.urgency)) }
+    }
+
+    /// The ways an exchange can fail, the same for both requests.
+    private enum Failure {
+        case refused(CredentialProblem, String?)
+        case rateLimited(Int?)
+        case transient(String)
+        case noNetwork
+        case untrusted(ServerTrustProblem)
+    }
+
+    private static func failure(_ outcome: Outcome) -> Failure {
+        switch outcome {
+        case .loggedIn, .accepted, .loggedOutByRequest, .loggedOut: return .transient("an answer that does not fit the request")
+        case .locationRequired: return .transient("the campus requires a location fix")
+        case .rateLimited(let retryAfter): return .rateLimited(retryAfter)
         case .credentialsRefused(let refusal, let message):
             let problem: CredentialProblem =
                 switch refusal {
@@ -396,13 +434,13 @@ public final class Daemon {
                 case .quotaExhausted: .quotaExhausted
                 case .onlineElsewhere: .onlineElsewhere
                 }
-            return .refused(problem, message: message)
-        case .serverError(let status, _): return .transientFailure("HTTP \(status)")
+            return .refused(problem, message)
+        case .serverError(let status, _): return .transient("HTTP \(status)")
         case .transportFailure(.noNetwork): return .noNetwork
         case .transportFailure(.serverUntrusted(let problem, _)): return .untrusted(problem)
-        case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), message: nil)
-        case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), message: nil)
-        case .transportFailure(let failure): return .transientFailure(failure.problem.code)
+        case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), nil)
+        case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), nil)
+        case .transportFailure(let failure): return .transient(failure.problem.code)
         }
     }
 }

@@ -6,7 +6,7 @@ import Testing
 /// and the server-trust alert.
 @Suite struct SessionFaultTests {
     static let huge = Int.max
-    static let accepted = ServerReply.accepted(interval: nil, timeout: nil, notices: [])
+    static let accepted = KeepAliveAnswer.accepted(interval: nil, timeout: nil, notices: [])
 
     @Test(arguments: [Int.max, Int.min, -1, 0, 1, 86_401, 1 << 62])
     func anyTimingNumberIsBoundedAndNeverTraps(value: Int) {

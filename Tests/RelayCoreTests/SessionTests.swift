@@ -370,12 +370,11 @@ extension SessionEffect {
                 #expect(daemon.now < deadline)
             }
             let roll = random.next() % 1000
-            let reply: ServerReply
             if case .sendLogin = request {
-                reply = roll < 900 ? .loggedIn(interval: 60, timeout: 180, notices: []) : .transientFailure("502")
+                let reply: LoginAnswer = roll < 900 ? .loggedIn(interval: 60, timeout: 180, notices: []) : .transientFailure("502")
                 immediate = daemon.send(.loginAnswered(reply)).first(where: \.isRequest)
             } else {
-                reply = switch roll {
+                let reply: KeepAliveAnswer = switch roll {
                 case 0..<880: .accepted(interval: nil, timeout: nil, notices: [])
                 case 880..<990: .transientFailure("timeout")
                 case 990..<998: .rateLimited(retryAfter: 5)

@@ -20,10 +20,19 @@ struct Reader {
     }
 }
 
-func reply(_ reader: inout Reader) -> ServerReply {
+func loginAnswer(_ reader: inout Reader) -> LoginAnswer {
+    switch (reader.byte() ?? 0) % 6 {
+    case 0, 1: .loggedIn(interval: reader.number(), timeout: reader.number(), notices: [])
+    case 2: .refused(.certificateRejected, message: nil)
+    case 3: .rateLimited(retryAfter: reader.number())
+    case 4: .noNetwork
+    default: .untrusted(.unknownIssuer)
+    }
+}
+
+func keepAliveAnswer(_ reader: inout Reader) -> KeepAliveAnswer {
     switch (reader.byte() ?? 0) % 9 {
-    case 0: .loggedIn(interval: reader.number(), timeout: reader.number(), notices: [])
-    case 1: .accepted(interval: reader.number(), timeout: reader.number(), notices: [])
+    case 0, 1: .accepted(interval: reader.number(), timeout: reader.number(), notices: [])
     case 2: .accepted(interval: nil, timeout: nil, notices: [NoticeInfo(id: "n\(reader.byte() ?? 0)", title: "t", body: "b", urgency: .normal)])
     case 3: .loggedOut(reason: (reader.byte() ?? 0) % 2 == 0 ? "expired" : "kicked", message: nil)
     case 4: .refused(.certificateRejected, message: nil)
@@ -53,8 +62,8 @@ public func fuzzSession(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             guard let due = timer, due <= now else { continue }
             timer = nil
             event = .timerFired
-        case 3: event = .loginAnswered(reply(&reader))
-        case 4: event = .keepAliveAnswered(reply(&reader))
+        case 3: event = .loginAnswered(loginAnswer(&reader))
+        case 4: event = .keepAliveAnswered(keepAliveAnswer(&reader))
         case 5: event = .sleeping
         case 6: event = .resumed
         case 7: event = .connectivity(online: false)
@@ -64,7 +73,7 @@ public func fuzzSession(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         case 10:
             // The request in flight is answered the way it was asked.
             guard let request = inFlight else { continue }
-            if case .sendLogin = request { event = .loginAnswered(reply(&reader)) } else { event = .keepAliveAnswered(reply(&reader)) }
+            if case .sendLogin = request { event = .loginAnswered(loginAnswer(&reader)) } else { event = .keepAliveAnswered(keepAliveAnswer(&reader)) }
         default: event = .stop
         }
         let effects = session.handle(event, at: now)
