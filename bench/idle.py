@@ -29,10 +29,9 @@ def accepted(control, session):
     return sum(1 for s in sessions if s["session"] == session for r in s["reports"] if r.get("accepted"))
 
 
-def newest_session(control):
+def sessions(control):
     with opener.open(control + "sessions", timeout=5) as answer:
-        sessions = json.load(answer)
-    return sessions[-1]["session"] if sessions else None
+        return [s["session"] for s in json.load(answer)]
 
 
 def smaps(pid):
@@ -68,12 +67,13 @@ def measure_daemon(binary, interval, url, control):
     """Warm-up (three accepted keep-alives), then `perf stat` on the daemon for
     `extra` intervals: its counters are inherited by every thread started in
     the window and folded back when one exits, so nothing that lived is missed."""
+    earlier = set(sessions(control))
     daemon = start_daemon(binary, url)
     try:
         end = time.time() + 60 + 4 * interval
         session = None
         while time.time() < end:
-            session = newest_session(control)
+            session = next((s for s in sessions(control) if s not in earlier), None)
             if session and accepted(control, session) >= 3:
                 break
             time.sleep(0.2)

@@ -463,6 +463,7 @@ public struct Session: Sendable {
     }
 
     private mutating func show(_ notices: [NoticeInfo], _ effects: inout [SessionEffect]) {
+        guard settings.notices else { return }
         for notice in notices where !noticesSeen.contains(notice.id) {
             noticesSeen.insert(notice.id)
             effects.append(.post(.notice(id: notice.id, title: notice.title, body: notice.body, urgency: notice.urgency)))

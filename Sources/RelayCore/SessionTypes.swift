@@ -178,6 +178,8 @@ public struct SessionSettings: Sendable, Hashable {
     public var autoRelogin = true
     /// Send a logout when the daemon stops.
     public var logoutOnExit = false
+    /// Campus notices are shown (`[notifications] notices`); off, they are ignored altogether.
+    public var notices = true
     /// Longest a request may take.
     public var requestTimeout: Duration = .seconds(15)
     /// A request may take an interval, and at least this long when the interval is shorter.

@@ -73,6 +73,7 @@ public final class Daemon {
         settings.warnBefore = .seconds(configuration.warnBefore)
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
+        settings.notices = configuration.notices
         journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: BootTimer.now)
         session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
         var name = [CChar](repeating: 0, count: 256)
@@ -106,7 +107,7 @@ public final class Daemon {
         startPeriodicWork()
         watchFiles()
         refreshBadge(announce: true)
-        updateLocation()
+        startLocation()
         if let restored = restoredSession() {
             handle(.restore(restored))
         } else {
@@ -152,7 +153,7 @@ public final class Daemon {
                 if self.location.source is PortalLocation {
                     // The portal source used the old connection: start again on the new one.
                     self.stopLocation()
-                    self.updateLocation()
+                    self.startLocation()
                 }
                 self.notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
                 self.notifier.start()
@@ -275,7 +276,7 @@ public final class Daemon {
     func apply(_ effects: [SessionEffect]) {
         var posts: [(Alert, notice: String?)] = []
         for case .post(let subject) in effects {
-            guard let alert = alert(for: subject) else { continue }
+            let alert = alert(for: subject)
             if case .notice(let id, _, _, _) = subject { posts.append((alert, id)) } else { posts.append((alert, nil)) }
         }
         journal(posts)
@@ -285,17 +286,16 @@ public final class Daemon {
         for (index, effect) in effects.enumerated() {
             if case .post(let subject) = effect {
                 if case .notice = subject, index != lastNotice { continue }
-                if let alert = alert(for: subject) { notifier.post(alert) }
+                notifier.post(alert(for: subject))
             } else {
                 apply(effect)
             }
         }
     }
 
-    /// The alert for `subject` in the user's language; nil for a notice when notices are off.
-    private func alert(for subject: AlertSubject) -> Alert? {
-        if case .notice = subject, !configuration.notices { return nil }
-        return AlertCatalogue.alert(for: subject, localize: Localization.localize)
+    /// The alert for `subject` in the user's language.
+    private func alert(for subject: AlertSubject) -> Alert {
+        AlertCatalogue.alert(for: subject, localize: Localization.localize)
     }
 
     private func apply(_ effect: SessionEffect) {
@@ -318,8 +318,7 @@ public final class Daemon {
             }
         case .sendKeepAlive(let seq, let timeout):
             guard let token else { return }
-            retryLocationAfterProblem()
-            client.keepAlive(session: token, seq: seq, location: fixForKeepAlive, timeout: timeout) { exchange in
+            client.keepAlive(session: token, seq: seq, location: fixForKeepAlive(), timeout: timeout) { exchange in
                 self.noteProblem(exchange)
                 self.noteDroppedNotices(exchange)
                 switch exchange.outcome {

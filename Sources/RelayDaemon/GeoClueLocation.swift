@@ -26,14 +26,14 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     private let loop: any EventScheduler
     private let desktopID: String
     private let log: (String) -> Void
-    private let report: (LocationReport) -> Void
+    private let report: (LocationReport<LocationFix>) -> Void
     private var connection: Connection?
     private var client: ObjectPath?
     /// Bumped by `stop`, so that answers to an earlier start are ignored.
     private var generation = 0
 
     init(loop: any EventScheduler, desktopID: String, log: @escaping (String) -> Void,
-         report: @escaping (LocationReport) -> Void) {
+         report: @escaping (LocationReport<LocationFix>) -> Void) {
         self.loop = loop
         self.desktopID = desktopID
         self.log = log

@@ -3,15 +3,6 @@ import DBus
 import FoundationEssentials
 import RelayCore
 
-/// What a location source tells the daemon (on the daemon's loop).
-enum LocationReport: Sendable {
-    case fix(LocationFix)
-    case problem(LocationProblem)
-    /// Whether only an approximate location is allowed (reported on each start;
-    /// it outlasts the coarse fixes that keep arriving).
-    case approximateOnly(Bool)
-}
-
 /// A source of location fixes: GeoClue2 on the system bus, or the Location
 /// portal on the session bus inside a sandbox. Started only while fixes are
 /// needed; every method runs on the daemon's loop.

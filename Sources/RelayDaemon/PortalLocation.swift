@@ -20,7 +20,7 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
     private let loop: any EventScheduler
     private let connection: Connection
     private let log: (String) -> Void
-    private let report: (LocationReport) -> Void
+    private let report: (LocationReport<LocationFix>) -> Void
     private var session: ObjectPath?
     private var subscriptions: [SubscriptionToken] = []
     private var generation = 0
@@ -28,7 +28,7 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
 
     /// `connection` is the daemon's session-bus connection (on `loop`).
     init(loop: any EventScheduler, connection: Connection, log: @escaping (String) -> Void,
-         report: @escaping (LocationReport) -> Void) {
+         report: @escaping (LocationReport<LocationFix>) -> Void) {
         self.loop = loop
         self.connection = connection
         self.log = log

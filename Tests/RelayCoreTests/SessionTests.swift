@@ -287,6 +287,19 @@ extension SessionEffect {
         #expect(daemon.session.noticesSeen == ["n-0", "n-1"])
     }
 
+    @Test func withNoticesOffNoneIsShownOrMarkedSeen() {
+        var settings = SessionSettings()
+        settings.notices = false
+        var daemon = VirtualDaemon(settings)
+        let notice = NoticeInfo(id: "n-1", title: "网络维护通知", body: "今晚维护", urgency: .critical)
+        daemon.loggedIn(notices: [notice])
+        _ = daemon.nextRequest()
+        daemon.send(.keepAliveAnswered(.accepted(interval: nil, timeout: nil, notices: [notice])))
+        #expect(daemon.posted(.notice) == 0)
+        #expect(daemon.session.noticesSeen.isEmpty, "turned on later, it is still news")
+        #expect(daemon.session.state == .online)
+    }
+
     @Test func aRestoredSessionCarriesOnWithoutALogin() {
         var daemon = VirtualDaemon()
         let effects = daemon.send(.restore(RestoredSession(interval: 60, timeout: 180, remaining: .seconds(100), seq: 41)))
