@@ -29,27 +29,27 @@ let package = Package(
         .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
         .target(name: "FileAccess"),
-        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "RelayCore", "FileAccess", "EventLoop"]),
-        .target(name: "RelayCore"),
+        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "SessionLogic", "FileAccess", "EventLoop"]),
+        .target(name: "SessionLogic"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
-        .target(name: "Relay", dependencies: ["DBus", "EventLoop", "RelayCore", "CLinux", "CSQLite", "FileAccess"]),
-        .target(name: "RelayDaemon", dependencies: ["Relay", "DBus", "RelayCore", "CCProtocol", "CLinux", "EventLoop"]),
-        .executableTarget(name: "ccrelay", dependencies: ["Relay", "RelayCore", "DBus", "DispatchLoop"]),
+        .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "SessionLogic", "CLinux", "CSQLite", "FileAccess"]),
+        .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "SessionLogic", "CCProtocol", "CLinux", "EventLoop"]),
+        .executableTarget(name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DispatchLoop"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
-        .executableTarget(name: "ccrelay-daemon", dependencies: ["RelayDaemon", "Relay", "EventLoop"]),
+        .executableTarget(name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "EventLoop"], path: "bench/keepalive-bench"),
 
         .target(name: "TestSupport", dependencies: ["DBus", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "DispatchLoop"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DispatchLoop", "TestSupport"]),
-        .testTarget(name: "RelayCoreTests", dependencies: ["RelayCore"]),
+        .testTarget(name: "SessionLogicTests", dependencies: ["SessionLogic"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),
-        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "RelayCore", "TestSupport", "CCurl", "EventLoop"]),
-        .testTarget(name: "RelayTests", dependencies: ["Relay", "RelayCore", "DBus", "DispatchLoop", "TestSupport"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "SessionLogic", "TestSupport", "CCurl", "EventLoop"]),
+        .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DispatchLoop", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBus", "DispatchLoop", "Relay", "RelayCore", "CCProtocol", "TestSupport", "CCurl", "CSQLite", "EventLoop"]),
+            dependencies: ["DBus", "DispatchLoop", "DesktopServices", "SessionLogic", "CCProtocol", "TestSupport", "CCurl", "CSQLite", "EventLoop"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -58,11 +58,11 @@ let package = Package(
 // which builds them with -sanitize=fuzzer: libFuzzer brings their main.
 if Context.environment["CCRELAY_FUZZ"] != nil {
     let fuzzTargets: [(String, [Target.Dependency])] = [
-        ("fuzz-reply", ["CCProtocol", "RelayCore"]),
-        ("fuzz-config", ["RelayCore"]),
-        ("fuzz-session", ["RelayCore"]),
+        ("fuzz-reply", ["CCProtocol", "SessionLogic"]),
+        ("fuzz-config", ["SessionLogic"]),
+        ("fuzz-session", ["SessionLogic"]),
         ("fuzz-dbus-value", ["DBus", "CDBus"]),
-        ("fuzz-restore", ["Relay", "RelayCore"]),
+        ("fuzz-restore", ["DesktopServices", "SessionLogic"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -1,6 +1,6 @@
 import EventLoop
-import Relay
-import RelayDaemon
+import DesktopServices
+import DaemonShell
 #if canImport(Glibc)
 import Glibc
 #endif

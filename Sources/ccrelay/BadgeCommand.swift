@@ -1,5 +1,5 @@
 import DBus
-import Relay
+import DesktopServices
 
 /// `ccrelay badge [show|clear]`: the unread count, from the daemon when it
 /// runs, from the journal on disk when it does not.

@@ -1,4 +1,4 @@
-import Relay
+import DesktopServices
 
 /// A subcommand: its name, one line for the overview, its usage text, the
 /// options it accepts, and what runs it. The same table drives parsing,

@@ -1,4 +1,4 @@
-import Relay
+import DesktopServices
 
 /// `ccrelay config check|path`.
 enum ConfigCommand {

@@ -1,7 +1,7 @@
 import DBus
 import DispatchLoop
 import Dispatch
-import Relay
+import DesktopServices
 
 /// Why a call to the daemon did not get an answer.
 enum ControlFailure: Error {

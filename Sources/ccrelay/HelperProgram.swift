@@ -1,4 +1,4 @@
-import Relay
+import DesktopServices
 #if canImport(Glibc)
 import Glibc
 #endif

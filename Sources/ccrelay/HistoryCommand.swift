@@ -1,6 +1,6 @@
 import DBus
-import Relay
-import RelayCore
+import DesktopServices
+import SessionLogic
 
 /// `ccrelay history`: the alert journal, newest first.
 enum HistoryCommand {

@@ -1,7 +1,7 @@
 import DBus
 import DispatchLoop
 import Dispatch
-import Relay
+import DesktopServices
 #if canImport(Glibc)
 import Glibc
 #endif

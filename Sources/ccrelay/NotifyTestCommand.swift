@@ -2,8 +2,8 @@ import DBus
 import DispatchLoop
 import Dispatch
 import FoundationEssentials
-import Relay
-import RelayCore
+import DesktopServices
+import SessionLogic
 
 /// `ccrelay notify-test`: shows one example of each alert kind through the
 /// desktop's notification server and reports what the server answered.

@@ -1,6 +1,6 @@
 import DBus
 import FoundationEssentials
-import Relay
+import DesktopServices
 
 /// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
 enum StatusCommand {

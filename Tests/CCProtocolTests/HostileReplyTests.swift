@@ -1,7 +1,7 @@
 @testable import CCProtocol
 import CCurl
 import Foundation
-import RelayCore
+import SessionLogic
 import Testing
 
 /// The reply classifier against hostile bodies and headers: every number

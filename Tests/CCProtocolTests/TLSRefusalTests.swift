@@ -1,6 +1,6 @@
 import CCProtocol
 import Foundation
-import RelayCore
+import SessionLogic
 import TestSupport
 import Testing
 

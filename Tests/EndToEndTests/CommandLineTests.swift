@@ -1,6 +1,6 @@
 import Foundation
-import Relay
-import RelayCore
+import DesktopServices
+import SessionLogic
 import TestSupport
 import Testing
 

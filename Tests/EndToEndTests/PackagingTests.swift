@@ -1,5 +1,5 @@
 import Foundation
-import RelayCore
+import SessionLogic
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import CCProtocol
 import DBus
 import Foundation
-import Relay
+import DesktopServices
 import TestSupport
 import Testing
 

@@ -1,0 +1,25 @@
+import EventLoop
+import SessionLogic
+
+/// The suspend-aware clock (CLOCK_BOOTTIME) and the session's timer: a
+/// loop timer on that clock, so a deadline set before a suspend fires right
+/// after resume instead of an uptime later.
+final class BootTimer {
+    private let timer: any LoopTimer
+
+    /// Now on CLOCK_BOOTTIME.
+    static func now() -> Instant { Instant(sinceBoot: BootClock.now()) }
+
+    /// Time spent asleep since boot: CLOCK_BOOTTIME minus CLOCK_MONOTONIC.
+    static func sleptSinceBoot() -> Duration { BootClock.sleptSinceBoot() }
+
+    /// Creates the timer (disarmed); `fired` runs on `loop` each time it expires.
+    init(loop: any EventScheduler, fired: @escaping () -> Void) {
+        timer = loop.makeTimer(fired)
+    }
+
+    /// Arms the timer for `instant` (absolute on CLOCK_BOOTTIME); one in the past fires at once.
+    func arm(at instant: Instant) { timer.arm(at: instant.sinceBoot) }
+
+    func disarm() { timer.disarm() }
+}

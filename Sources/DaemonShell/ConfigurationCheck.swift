@@ -1,0 +1,32 @@
+import CCProtocol
+import DesktopServices
+import SessionLogic
+
+/// The daemon's whole check of a configuration: the file (syntax, values,
+/// permissions), then what the CC/1 client needs from it (URL rules,
+/// certificate and key, CA file, interface). `ccrelay config check` runs
+/// this same code (it execs `ccrelay-daemon --check`), so it says "ok"
+/// exactly when the daemon would start.
+public enum ConfigurationCheck {
+    /// The file at `path`, checked completely: the configuration when it is
+    /// usable, and every problem as FILE:LINE.
+    public static func load(_ path: String) -> ConfigurationParser.Result {
+        var result = ConfigurationFile.load(path)
+        guard let configuration = result.configuration else { return result }
+        do {
+            try CCClient.check(serverConfiguration(configuration))
+        } catch {
+            let line = error.key.flatMap { configuration.lines[$0] } ?? 0
+            result.errors.append(ConfigurationIssue(file: path, line: line, message: error.message))
+            result.configuration = nil
+        }
+        return result
+    }
+
+    /// What the CC/1 client takes from the configuration.
+    static func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
+        ServerConfiguration(
+            url: configuration.serverURL, caFile: configuration.caFile, pinnedKey: configuration.pinnedKey,
+            interface: configuration.interface, certificate: configuration.certificate, key: configuration.key)
+    }
+}

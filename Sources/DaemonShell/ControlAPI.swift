@@ -1,0 +1,50 @@
+import DBus
+import DesktopServices
+
+/// What the control API asks of the daemon; called on the daemon's loop.
+protocol ControlTarget: AnyObject {
+    func status() -> DaemonStatus
+    /// Acknowledges every unread alert; returns how many there were.
+    func clearBadge() -> UInt32
+    func requestLogin()
+    func requestLogout()
+    func journal(limit: Int) -> [JournalEntry]
+}
+
+/// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (DESIGN.md):
+/// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, and the
+/// properties `State` and `Badge`, whose changes the daemon announces with
+/// `PropertiesChanged`.
+enum ControlAPI {
+    static func interface(for target: ControlTarget) -> Interface {
+        // The target is held weakly: the bus connection must not keep the daemon alive.
+        weak let target = target
+        func daemon() throws(DBusError) -> ControlTarget {
+            guard let target else { throw DBusError(.failed, "the daemon is stopping") }
+            return target
+        }
+        return Interface(
+            name: ControlNames.interface,
+            methods: [
+                .init("GetStatus", output: "a{sv}") { _ throws(DBusError) in [try daemon().status().dictionary.dbusValue] },
+                .init("ClearBadge", output: "u") { _ throws(DBusError) in [.uint32(try daemon().clearBadge())] },
+                .init("Login") { _ throws(DBusError) in
+                    try daemon().requestLogin()
+                    return []
+                },
+                .init("Logout") { _ throws(DBusError) in
+                    try daemon().requestLogout()
+                    return []
+                },
+                .init("ListAlerts", input: "u", output: "aa{sv}") { message throws(DBusError) in
+                    try message.expect("u")
+                    let limit = min(Int(try message.argument(0, as: UInt32.self)), ControlNames.listLimit)
+                    return [try daemon().journal(limit: limit).map(\.dictionary).dbusValue]
+                },
+            ],
+            properties: [
+                .init("State", signature: "s") { .string(target?.status().state ?? "offline") },
+                .init("Badge", signature: "u") { .uint32(target?.status().badge ?? 0) },
+            ])
+    }
+}

@@ -1,0 +1,445 @@
+import CCProtocol
+import DBus
+import EventLoop
+import DesktopServices
+import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon shell: runs the pure `Session` on the daemon's event loop and carries
+/// out its effects — CC/1 requests through `CCClient`, the boot-clock timer,
+/// desktop alerts through the `Notifier`, the alert journal and badge in the
+/// `AlertStore` (announced to docks as a LauncherEntry), the control API on
+/// the session bus (Daemon+Control.swift), location fixes and their alerts
+/// (Daemon+Location.swift), systemd notifications.
+///
+/// Confinement: everything runs on `loop`, one thread; the CC/1 client's
+/// requests run one at a time, in order, in libcurl's multi handle on it.
+public final class Daemon {
+    public let loop: any EventScheduler
+    let configuration: Configuration
+    /// Where `configuration` came from: watched, and read again when it changes.
+    let configurationPath: String
+    private var fileWatch: FileWatch?
+    /// Waits for the credential files to be quiet for a second after a change.
+    private var fileSettle: (any LoopTimer)?
+    private let client: CCClient
+    var bus: Connection
+    private var notifier: Notifier
+    private var reconnectDelay: Duration = .seconds(1)
+    private var reconnectTimer: (any LoopTimer)?
+    private var periodic: [any LoopTimer] = []
+    let log: (String) -> Void
+    var session: Session
+    private var timer: BootTimer?
+    private var systemWatch: SystemWatch?
+    /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
+    private var sleptSoFar: Duration = .zero
+    var token: String?
+    /// What the saved session row says (token, interval, timeout): it is
+    /// written again only when these change, and when the daemon stops.
+    var savedFacts: SessionFacts?
+    /// The address the server granted, and what went wrong last (for `GetStatus`).
+    var ip = ""
+    var lastProblem: ProblemReport?
+    /// Malformed notices are logged once per run, not with every reply.
+    private var droppedNoticesLogged = false
+    private let device: String
+    let version: String
+    /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
+    let journalKeeper: JournalKeeper
+    /// The store when it can be used now (opened again after disk trouble).
+    var store: AlertStore? { journalKeeper.usable() }
+    /// The badge as last announced.
+    var badge = BadgeState(count: 0, urgent: false)
+    var location: DaemonLocation
+
+    /// Prepares everything that can fail with a clear message: the CC/1
+    /// client (URL, certificate files) and the session bus.
+    public init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
+                log: @escaping (String) -> Void) throws {
+        self.loop = loop
+        self.configuration = configuration
+        self.configurationPath = configurationPath
+        self.version = version
+        location = DaemonLocation(mode: configuration.locationMode)
+        self.log = log
+        client = try CCClient(
+            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
+        bus = try Connection(bus: .session, loop: loop)
+        notifier = Notifier(connection: bus, log: log)
+        var settings = SessionSettings()
+        settings.warnBefore = .seconds(configuration.warnBefore)
+        settings.autoRelogin = configuration.autoRelogin
+        settings.logoutOnExit = configuration.logoutOnExit
+        settings.notices = configuration.notices
+        journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: BootTimer.now)
+        session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+
+    /// Claims the daemon's bus name (failing with who owns it when another
+    /// daemon runs), then starts the session: carrying on with the previous
+    /// run's when its deadline has not passed, logging in otherwise. `done`
+    /// runs on `loop`, with the error when the daemon cannot start. Call it on `loop`.
+    public func start(done: @escaping (Error?) -> Void) {
+        loop.preconditionIsCurrent()
+        exportObjects()
+        claimBusName { error in
+            if let error { return done(error) }
+            self.startSession()
+            done(nil)
+        }
+    }
+
+    private func startSession() {
+        timer = BootTimer(loop: loop) { [weak self] in self?.timerFired() }
+        sleptSoFar = BootTimer.sleptSinceBoot()
+        notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
+        notifier.start()
+        let watch = SystemWatch(loop: loop, log: log) { [weak self] event in self?.handle(event) }
+        systemWatch = watch
+        watch.start()
+        watchSessionBus()
+        startPeriodicWork()
+        watchFiles()
+        refreshBadge(announce: true)
+        startLocation()
+        if let restored = restoredSession() {
+            handle(.restore(restored))
+        } else {
+            handle(.start)
+        }
+        SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
+    }
+
+    /// Stops: logs out first when configured, then calls `done` (on `loop`, where this is called).
+    public func stop(done: @escaping () -> Void) {
+        loop.preconditionIsCurrent()
+        SystemdNotify.send("STOPPING=1")
+        timer?.disarm()
+        stopLocation()
+        apply(session.handle(.stop, at: BootTimer.now()).filter { $0 == .sendLogout })
+        saveSession()
+        // Requests run in order: this comes after the logout.
+        client.dropConnection { done() }
+    }
+
+    /// Reconnects to the session bus with back-off when it goes away (a
+    /// restarted session bus), then announces everything again.
+    private func watchSessionBus() {
+        bus.onDisconnect = { [weak self] in
+            guard let self else { return }
+            self.log("the session bus went away; reconnecting")
+            self.reconnect()
+        }
+    }
+
+    private func reconnect() {
+        let timer = reconnectTimer ?? loop.makeTimer { [weak self] in self?.reconnectNow() }
+        reconnectTimer = timer
+        timer.arm(after: reconnectDelay)
+    }
+
+    private func reconnectNow() {
+        do {
+                let connection = try Connection(bus: .session, loop: self.loop)
+                self.notifier.stop()
+                self.bus = connection
+                self.notifier = Notifier(connection: connection, log: self.log)
+                if self.location.source is PortalLocation {
+                    // The portal source used the old connection: start again on the new one.
+                    self.stopLocation()
+                    self.startLocation()
+                }
+                self.notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
+                self.notifier.start()
+                self.reconnectDelay = .seconds(1)
+                self.watchSessionBus()
+                self.exportObjects()
+                self.refreshBadge(announce: true)
+                self.claimBusName { error in if let error { self.log("\(error)") } }
+                self.log("reconnected to the session bus")
+            } catch {
+                self.reconnectDelay = min(self.reconnectDelay * 2, .seconds(60))
+                self.reconnect()
+            }
+    }
+
+    /// The systemd watchdog (when WatchdogSec= asks for it) and the daily
+    /// certificate check: the only wake-ups besides the session's timer.
+    private func startPeriodicWork() {
+        if let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let usec = Int(text), usec > 0 {
+            periodic.append(repeating(every: .microseconds(usec / 2)) { SystemdNotify.send("WATCHDOG=1") })
+        }
+        if let certificate = configuration.certificate {
+            periodic.append(repeating(every: .seconds(86_400)) { [weak self] in self?.checkCertificate(certificate) })
+        }
+    }
+
+    /// A timer that runs `work` now and then every `interval`.
+    private func repeating(every interval: Duration, _ work: @escaping () -> Void) -> any LoopTimer {
+        var timer: (any LoopTimer)?
+        let made = loop.makeTimer { [weak self] in
+            guard self != nil else { return }
+            timer?.arm(after: interval)
+            work()
+        }
+        timer = made
+        made.arm(after: .zero)
+        return made
+    }
+
+    /// The configuration and the files it names: a new configuration takes
+    /// effect by itself, and a replaced certificate is tried at once after a refusal.
+    private func watchFiles() {
+        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
+        do {
+            fileWatch = try FileWatch(paths: paths, loop: loop) { [weak self] path in self?.fileChanged(path) }
+        } catch {
+            log("\(error); a changed configuration or certificate needs: systemctl --user restart ccrelay")
+        }
+    }
+
+    private func fileChanged(_ path: String) {
+        if path == configurationPath { return configurationChanged() }
+        // A certificate, key or CA file: after a refusal of the credentials,
+        // the user acted. Certificate and key are often replaced one after
+        // the other: the login waits until the files have been quiet for a second.
+        let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled(path) }
+        fileSettle = settle
+        settle.arm(after: .seconds(1))
+    }
+
+    private func credentialFilesSettled(_ path: String) {
+            let credentialCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
+            guard self.session.state == .loggedOut, let code = self.lastProblem?.code, credentialCodes.contains(code) else { return }
+            self.log("\(path) changed; logging in again")
+            self.handle(.start)
+    }
+
+    /// A valid new configuration restarts the daemon with it (the same
+    /// process, exec'd anew, carrying on with the session); an invalid one is
+    /// reported and the running configuration kept.
+    private func configurationChanged() {
+        let loaded = ConfigurationCheck.load(configurationPath)
+        guard var fresh = loaded.configuration else {
+            let problems = loaded.errors.map(\.description).joined(separator: "; ")
+            return log("the changed configuration is not used until it is fixed: \(problems)")
+        }
+        var running = configuration
+        fresh.lines = [:]
+        running.lines = [:]
+        guard fresh != running else { return }
+        log("the configuration changed; restarting with it")
+        saveSession()
+        var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", &arguments)
+        log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the new configuration")
+    }
+
+    /// Warns, once a day, when the student certificate expires within 7 days.
+    private func checkCertificate(_ path: String) {
+        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: nil) else { return }
+        if facts.secondsUntilExpiry >= 0 && facts.daysUntilExpiry < 7 {
+            apply([.post(.credentials(.certificateExpiring(days: Int(facts.daysUntilExpiry))))])
+        }
+    }
+
+    /// A timer expiry; a sleep logind did not announce shows as time that
+    /// CLOCK_BOOTTIME counted and CLOCK_MONOTONIC did not.
+    private func timerFired() {
+        let slept = BootTimer.sleptSinceBoot()
+        defer { sleptSoFar = slept }
+        if slept - sleptSoFar > .seconds(5) && session.state != .sleeping {
+            log("the machine slept without notice; resuming")
+            handle(.sleeping)
+            handle(.resumed)
+        }
+        handle(.timerFired)
+    }
+
+    func handle(_ event: SessionEvent) {
+        loop.preconditionIsCurrent()
+        apply(session.handle(event, at: BootTimer.now()))
+        switch event {
+        case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged()
+        default: break
+        }
+    }
+
+    /// Carries out effects in order. Their alerts are journaled first, all in
+    /// one transaction (a reply with many notices costs one write, not one each).
+    func apply(_ effects: [SessionEffect]) {
+        var posts: [(Alert, notice: String?)] = []
+        for case .post(let subject) in effects {
+            let alert = alert(for: subject)
+            if case .notice(let id, _, _, _) = subject { posts.append((alert, id)) } else { posts.append((alert, nil)) }
+        }
+        journal(posts)
+        // One bubble per kind: of many notices in one reply only the newest is
+        // shown (all are in the journal), instead of replacing the bubble a thousand times.
+        let lastNotice = effects.lastIndex { if case .post(.notice) = $0 { true } else { false } }
+        for (index, effect) in effects.enumerated() {
+            if case .post(let subject) = effect {
+                if case .notice = subject, index != lastNotice { continue }
+                notifier.post(alert(for: subject))
+            } else {
+                apply(effect)
+            }
+        }
+    }
+
+    /// The alert for `subject` in the user's language.
+    private func alert(for subject: AlertSubject) -> Alert {
+        AlertCatalogue.alert(for: subject, localize: Localization.localize)
+    }
+
+    private func apply(_ effect: SessionEffect) {
+        switch effect {
+        case .sendLogin(let timeout):
+            guard let user = configuration.user else {
+                return login(user: nil, password: nil, timeout: timeout)
+            }
+            // Password login: the password comes from the keyring, never from a file.
+            SecretService(connection: bus).password(user: user) { result in
+                guard case .success(let password?) = result else {
+                    self.lastProblem = ProblemReport(
+                        code: "no-password",
+                        sentence: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)")
+                    self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
+                    self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
+                    return
+                }
+                self.login(user: user, password: password, timeout: timeout)
+            }
+        case .sendKeepAlive(let seq, let timeout):
+            guard let token else { return }
+            client.keepAlive(session: token, seq: seq, location: fixForKeepAlive(), timeout: timeout) { exchange in
+                self.noteProblem(exchange)
+                self.noteDroppedNotices(exchange)
+                switch exchange.outcome {
+                case .locationRequired: self.keepAliveLocation(rejected: true)
+                case .accepted: self.keepAliveLocation(rejected: false)
+                default: break
+                }
+                self.handle(.keepAliveAnswered(Self.keepAliveAnswer(exchange)))
+            }
+        case .sendLogout:
+            guard let token else { return }
+            self.token = nil
+            client.logout(session: token, timeout: .seconds(5)) { _ in }
+        case .dropConnection:
+            client.dropConnection {}
+        case .armTimer(let instant): timer?.arm(at: instant)
+        case .cancelTimer: timer?.disarm()
+        case .post:
+            apply([effect])
+        case .close(let kind): notifier.close(kind)
+        case .stateChanged(let state):
+            log("state: \(state.rawValue)")
+            SystemdNotify.send("STATUS=\(state.rawValue)")
+            announceProperties(["State"])
+        case .readyToSleep: systemWatch?.releaseSleepLock()
+        }
+    }
+
+    private func login(user: String?, password: String?, timeout: Duration) {
+        client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
+            if case .loggedIn(let grant) = exchange.outcome {
+                self.token = grant.session
+                self.ip = grant.ip
+                self.serverAsks(ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
+            }
+            self.noteProblem(exchange)
+            self.noteDroppedNotices(exchange)
+            self.handle(.loginAnswered(Self.loginAnswer(exchange)))
+        }
+    }
+
+    /// PROTOCOL.md's leniency: a malformed notice is dropped and the reply
+    /// stands; said once per run (a server may send it with every reply).
+    private func noteDroppedNotices(_ exchange: Exchange) {
+        let dropped =
+            switch exchange.outcome {
+            case .loggedIn(let grant): grant.droppedNotices
+            case .accepted(let grant): grant.droppedNotices
+            default: 0
+            }
+        guard dropped > 0, !droppedNoticesLogged else { return }
+        droppedNoticesLogged = true
+        log("the server sent \(dropped) malformed (or too many) notices; dropped them, the rest of the reply stands")
+    }
+
+    /// A login's exchange, in the state machine's terms.
+    static func loginAnswer(_ exchange: Exchange) -> LoginAnswer {
+        if case .loggedIn(let grant) = exchange.outcome {
+            return .loggedIn(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
+        }
+        return switch failure(exchange.outcome) {
+        case .refused(let problem, let message): .refused(problem, message: message)
+        case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
+        case .transient(let what): .transientFailure(what)
+        case .noNetwork: .noNetwork
+        case .untrusted(let problem): .untrusted(problem)
+        }
+    }
+
+    /// A keep-alive's exchange, in the state machine's terms.
+    static func keepAliveAnswer(_ exchange: Exchange) -> KeepAliveAnswer {
+        switch exchange.outcome {
+        case .accepted(let grant):
+            return .accepted(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
+        case .loggedOutByRequest: return .loggedOut(reason: .requested, message: nil)
+        case .loggedOut(let reason, let message): return .loggedOut(reason: LogoutReason(wire: reason), message: message)
+        default:
+            return switch failure(exchange.outcome) {
+            case .refused(let problem, let message): .refused(problem, message: message)
+            case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
+            case .transient(let what): .transientFailure(what)
+            case .noNetwork: .noNetwork
+            case .untrusted(let problem): .untrusted(problem)
+            }
+        }
+    }
+
+    private static func notices(_ list: [Notice]) -> [NoticeInfo] {
+        list.map { NoticeInfo(id: $0.id, title: $0.title, body: $0.body, urgency: Urgency(noticeText: $0.urgency)) }
+    }
+
+    /// The ways an exchange can fail, the same for both requests.
+    private enum Failure {
+        case refused(CredentialProblem, String?)
+        case rateLimited(Int?)
+        case transient(String)
+        case noNetwork
+        case untrusted(ServerTrustProblem)
+    }
+
+    private static func failure(_ outcome: Outcome) -> Failure {
+        switch outcome {
+        case .loggedIn, .accepted, .loggedOutByRequest, .loggedOut: return .transient("an answer that does not fit the request")
+        case .locationRequired: return .transient("the campus requires a location fix")
+        case .rateLimited(let retryAfter): return .rateLimited(retryAfter)
+        case .credentialsRefused(let refusal, let message):
+            let problem: CredentialProblem =
+                switch refusal {
+                case .certificateRejected: .certificateRejected
+                case .badCredentials: .badPassword
+                case .accountDisabled: .accountDisabled
+                case .quotaExhausted: .quotaExhausted
+                case .onlineElsewhere: .onlineElsewhere
+                }
+            return .refused(problem, message)
+        case .serverError(let status, _): return .transient("HTTP \(status)")
+        case .transportFailure(.noNetwork): return .noNetwork
+        case .transportFailure(.serverUntrusted(let problem, _)): return .untrusted(problem)
+        case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), nil)
+        case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), nil)
+        case .transportFailure(let failure): return .transient(failure.problem.code)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import CCProtocol
+import DBus
+import FoundationEssentials
+import SessionLogic
+
+/// A source of location fixes: GeoClue2 on the system bus, or the Location
+/// portal on the session bus inside a sandbox. Started only while fixes are
+/// needed; every method runs on the daemon's loop.
+protocol LocationSource: AnyObject {
+    func start()
+    func stop()
+}
+
+/// How often a keep-alive client needs a fix: not navigation. A new fix when
+/// the computer moved 100 m, at most one a minute.
+enum LocationThresholds {
+    static let distanceMeters: UInt32 = 100
+    static let timeSeconds: UInt32 = 60
+}
+
+extension LocationFix {
+    /// A fix from a GeoClue / portal property set; nil without coordinates.
+    init?(properties: [String: Variant]) {
+        guard let latitude = properties["Latitude"]?.get(Double.self), let longitude = properties["Longitude"]?.get(Double.self)
+        else { return nil }
+        var seconds = Date().timeIntervalSince1970
+        if case .structure(let fields)? = properties["Timestamp"]?.value, fields.count == 2,
+           case .uint64(let whole) = fields[0], case .uint64(let micro) = fields[1], whole > 0
+        {
+            seconds = Double(whole) + Double(micro) / 1e6
+        }
+        self.init(lat: latitude, lon: longitude, accuracy: properties["Accuracy"]?.get(Double.self) ?? 0,
+                  timestamp: Date(timeIntervalSince1970: seconds.rounded(.down)).formatted(.iso8601))
+    }
+}
+
+extension Connection {
+    /// `org.freedesktop.DBus.Properties.Set` on `destination` (on `loop`).
+    func setProperty(_ destination: String, _ path: ObjectPath, _ interface: String, _ name: String, _ value: Value,
+                     completion: @escaping (DBusError?) -> Void) {
+        call(.methodCall(
+            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set",
+            body: [.string(interface), .string(name), .variant(value)])
+        ) { result in
+            if case .failure(let error) = result { completion(error) } else { completion(nil) }
+        }
+    }
+
+    /// `org.freedesktop.DBus.Properties.GetAll` on `destination` (on `loop`).
+    func allProperties(_ destination: String, _ path: ObjectPath, _ interface: String,
+                       completion: @escaping (Result<[String: Variant], DBusError>) -> Void) {
+        call(.methodCall(
+            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+            body: [.string(interface)])
+        ) { result in
+            completion(result.flatMap { reply in
+                do throws(DBusError) { return .success(try reply.argument(0, as: [String: Variant].self)) } catch { return .failure(error) }
+            })
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import DBus
+import EventLoop
+import DesktopServices
+import SessionLogic
+
+/// Follows the system: logind's sleep announcements (holding a `delay` sleep
+/// inhibitor so a last keep-alive can go out) and NetworkManager's state and
+/// connectivity. Without a system bus, logind or NetworkManager it does
+/// nothing, and the daemon works on its timers alone.
+///
+/// Confinement (why `@unchecked Sendable` is sound): used only on `loop`.
+final class SystemWatch: @unchecked Sendable {
+    private let loop: any EventScheduler
+    private let onEvent: (SessionEvent) -> Void
+    private let log: (String) -> Void
+    private var bus: Connection?
+    private var sleepLock: UnixFD?
+    private var online: Bool?
+
+    static let logind = "org.freedesktop.login1"
+    static let logindPath: ObjectPath = "/org/freedesktop/login1"
+    static let logindManager = "org.freedesktop.login1.Manager"
+    static let networkManager = "org.freedesktop.NetworkManager"
+    static let networkManagerPath: ObjectPath = "/org/freedesktop/NetworkManager"
+
+    init(loop: any EventScheduler, log: @escaping (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
+        self.loop = loop
+        self.log = log
+        self.onEvent = onEvent
+    }
+
+    /// Connects to the system bus and subscribes (on `loop`).
+    func start() {
+        loop.preconditionIsCurrent()
+        let bus: Connection
+        do {
+            bus = try Connection(bus: .system, loop: loop)
+        } catch {
+            log("no system bus (\(error.message)); sleep and network changes are not followed")
+            return
+        }
+        self.bus = bus
+        bus.onDisconnect = { [weak self] in self?.log("the system bus went away; sleep and network changes are no longer followed") }
+        _ = bus.subscribe(MatchRule(sender: Self.logind, path: Self.logindPath, interface: Self.logindManager, member: "PrepareForSleep")) {
+            [weak self] message in
+            guard let self, let starting = try? message.argument(0, as: Bool.self) else { return }
+            if starting {
+                self.onEvent(.sleeping)
+            } else {
+                self.takeSleepLock()
+                self.onEvent(.resumed)
+            }
+        }
+        _ = bus.watchName(Self.logind) { [weak self] owner in
+            guard let self else { return }
+            if owner != nil { self.takeSleepLock() } else { self.sleepLock = nil }
+        }
+        _ = bus.subscribe(MatchRule(sender: Self.networkManager, path: Self.networkManagerPath, interface: Self.networkManager, member: "StateChanged")) {
+            [weak self] message in
+            guard let state = try? message.argument(0, as: UInt32.self) else { return }
+            self?.networkState(state)
+        }
+        // NetworkManager announces property changes in its own signal and in the standard one.
+        for rule in [
+            MatchRule(sender: Self.networkManager, path: Self.networkManagerPath, interface: Self.networkManager, member: "PropertiesChanged"),
+            MatchRule(sender: Self.networkManager, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
+        ] {
+            _ = bus.subscribe(rule) { [weak self] message in
+                let changes = message.body.lazy.compactMap { try? [String: Variant](dbusValue: $0) }.first
+                guard let self, let changes else { return }
+                self.networkProperties(changes)
+            }
+        }
+        _ = bus.watchName(Self.networkManager) { [weak self] owner in
+            guard let self else { return }
+            guard owner != nil else {
+                // Without NetworkManager nothing says the network is gone: assume it is there.
+                if self.online == false { self.onEvent(.connectivity(online: true)) }
+                self.online = nil
+                return
+            }
+            bus.call(.methodCall(destination: Self.networkManager, path: Self.networkManagerPath,
+                                 interface: "org.freedesktop.DBus.Properties", member: "GetAll",
+                                 body: [.string(Self.networkManager)])) { [weak self] result in
+                guard let reply = try? result.get(), let properties = try? reply.argument(0, as: [String: Variant].self) else { return }
+                self?.networkProperties(properties)
+            }
+        }
+    }
+
+    /// Lets the machine sleep: drops the delay inhibitor.
+    func releaseSleepLock() {
+        sleepLock = nil
+    }
+
+    private func takeSleepLock() {
+        guard let bus, sleepLock == nil else { return }
+        bus.call(.methodCall(destination: Self.logind, path: Self.logindPath, interface: Self.logindManager, member: "Inhibit",
+                             body: [.string("sleep"), .string("CC Relay"),
+                                    .string("Sending a last keep-alive to the campus server"), .string("delay")])) { [weak self] result in
+            do {
+                let reply = try result.get()
+                try reply.expect("h")
+                self?.sleepLock = try reply.argument(0, as: UnixFD.self)
+            } catch {
+                self?.log("logind refused a sleep inhibitor (\(error)); keep-alives may stop abruptly at sleep")
+            }
+        }
+    }
+
+    private func networkProperties(_ properties: [String: Variant]) {
+        if let state = properties["State"]?.get(UInt32.self) { networkState(state) }
+        // PORTAL (2) or LIMITED (3): the campus gate may have closed; keep-alive at once.
+        if let connectivity = properties["Connectivity"]?.get(UInt32.self), connectivity == 2 || connectivity == 3,
+            online != false
+        {
+            onEvent(.connectivity(online: true))
+        }
+    }
+
+    /// NM_STATE_CONNECTED_LOCAL (50) and above count as online.
+    private func networkState(_ state: UInt32) {
+        let nowOnline = state >= 50
+        guard nowOnline != online else { return }
+        let first = online == nil
+        online = nowOnline
+        if first && nowOnline { return }
+        onEvent(.connectivity(online: nowOnline))
+    }
+}

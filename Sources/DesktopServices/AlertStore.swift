@@ -1,0 +1,277 @@
+import FoundationEssentials
+import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon's state on disk: `$XDG_STATE_HOME/ccrelay/alerts.db` (SQLite,
+/// WAL, directory 0700, file 0600, schema versioned with `user_version` and
+/// migrated forward). It holds the alert journal (and so the badge: the
+/// alerts not acknowledged), the campus notices already shown, and the last
+/// CC/1 session for a restart without a new login.
+///
+/// Every change is one transaction: a process killed at any point leaves
+/// each alert and acknowledgement either fully recorded or not begun. The
+/// daemon and the CLI may use the file at the same time (WAL; writers wait
+/// up to `busyTimeout` for each other). A file SQLite reports corrupt, or a
+/// database of another program (another `application_id`, or tables of its
+/// own), is moved aside (`alerts.db.broken-<time>`) with a message and a
+/// fresh one is made. A file another process keeps locked, or on a full,
+/// read-only or failing disk, is left alone: the open fails with that cause.
+/// Confinement: one store per thread of use (the daemon's loop, or the CLI).
+public final class AlertStore {
+    private var database: SQLiteDatabase
+    public let path: String
+    /// Acknowledged alerts beyond the newest `journalLimit` are pruned; the
+    /// unacknowledged ones only beyond `unreadLimit` (a user away for years).
+    let journalLimit: Int
+    let unreadLimit: Int
+
+    /// The schema version this code writes; older files are migrated.
+    static let schemaVersion: Int64 = 2
+    /// "ccry": a SQLite file without it is another program's, not ours to change.
+    static let applicationID: Int64 = 0x6363_7279
+
+    /// `$XDG_STATE_HOME/ccrelay/alerts.db`, or `~/.local/state/ccrelay/alerts.db`.
+    public static func defaultPath() -> String {
+        if let base = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), base.hasPrefix("/") {
+            return base + "/ccrelay/alerts.db"
+        }
+        return (getenv("HOME").map { String(cString: $0) } ?? "/") + "/.local/state/ccrelay/alerts.db"
+    }
+
+    /// Opens (or creates) the store; `log` hears about a file moved aside.
+    public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, busyTimeout: Int32 = 2000,
+                log: (String) -> Void) throws(RelayError) {
+        self.path = path
+        self.journalLimit = journalLimit
+        self.unreadLimit = unreadLimit
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        try Self.makeDirectory(directory)
+        do {
+            database = try Self.open(path, busyTimeout: busyTimeout)
+        } catch where error.cause == .busy {
+            // Locked by another process for longer than busyTimeout: the file is fine.
+            throw RelayError("\(path) is locked by another process: \(error)", cause: .busy)
+        } catch where error.cause != .damaged {
+            // A full, read-only or failing disk: the file may be perfectly healthy.
+            throw RelayError("\(path) cannot be used now: \(error)", cause: error.cause)
+        } catch {
+            let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
+            rename(path, aside)
+            unlink(path + "-wal")
+            unlink(path + "-shm")
+            log("\(path) was unreadable (\(error)); moved it to \(aside) and started a fresh one")
+            database = try Self.open(path, busyTimeout: busyTimeout)
+        }
+    }
+
+    private static func open(_ path: String, busyTimeout: Int32) throws(RelayError) -> SQLiteDatabase {
+        let previousMask = umask(0o077)
+        defer { umask(previousMask) }
+        let database = try SQLiteDatabase(path: path)
+        chmod(path, 0o600)
+        database.setBusyTimeout(milliseconds: busyTimeout)
+        try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
+        let application = try database.integer("PRAGMA application_id")
+        let version = try database.integer("PRAGMA user_version")
+        let tables = try database.integer("SELECT count(*) FROM sqlite_master")
+        guard application == 0 && version == 0 && tables == 0 || application == applicationID else {
+            throw RelayError("not a ccrelay database (application_id \(application), \(tables) schema objects)", cause: .damaged)
+        }
+        guard version <= schemaVersion else {
+            throw RelayError("written by a newer ccrelay (schema \(version))", cause: .damaged)
+        }
+        try migrate(database, from: version)
+        // Reading every table proves the file is whole before the daemon relies on it.
+        do {
+            _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session)")
+        } catch where error.cause == .other {
+            throw RelayError("a ccrelay database without its tables: \(error)", cause: .damaged)
+        }
+        return database
+    }
+
+    /// Brings a file of schema `version` to `schemaVersion`, one step per transaction.
+    private static func migrate(_ database: SQLiteDatabase, from version: Int64) throws(RelayError) {
+        let steps: [(Int64, String)] = [
+            (1, """
+                CREATE TABLE IF NOT EXISTS notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL);
+                PRAGMA application_id = \(applicationID);
+                """),
+            (2, """
+                CREATE TABLE alerts (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, title TEXT NOT NULL,
+                    body TEXT NOT NULL, urgency INTEGER NOT NULL, posted_at REAL NOT NULL,
+                    notification_id INTEGER, acknowledged INTEGER NOT NULL DEFAULT 0, acknowledged_at REAL);
+                CREATE INDEX alerts_unread ON alerts (acknowledged, kind);
+                CREATE TABLE session (
+                    singleton INTEGER PRIMARY KEY CHECK (singleton = 1), server TEXT NOT NULL,
+                    account TEXT NOT NULL, token TEXT NOT NULL, ip TEXT NOT NULL, interval INTEGER NOT NULL,
+                    timeout INTEGER NOT NULL, seq INTEGER NOT NULL, deadline REAL NOT NULL);
+                """),
+        ]
+        for (target, sql) in steps where target > version {
+            try database.transaction { () throws(RelayError) in
+                try database.execute(sql + "\nPRAGMA user_version = \(target);")
+            }
+        }
+    }
+
+    private static func makeDirectory(_ directory: String) throws(RelayError) {
+        var built = ""
+        for part in directory.split(separator: "/") {
+            built += "/" + part
+            if mkdir(built, 0o700) != 0 && errno != EEXIST {
+                throw RelayError("cannot create \(built): \(String(cString: strerror(errno)))")
+            }
+        }
+        chmod(directory, 0o700)
+    }
+
+    /// The wall clock, in seconds since the Unix epoch.
+    public static var now: Double { Date().timeIntervalSince1970 }
+
+    // MARK: Notices
+
+    /// Ids of every notice shown so far.
+    public func seenNotices() -> Set<String> {
+        var ids: Set<String> = []
+        try? database.run("SELECT id FROM notices_seen") { ids.insert($0.text(0)) }
+        return ids
+    }
+
+    // MARK: Journal
+
+    /// Records an alert (with the notice it shows, remembered as seen in the
+    /// same transaction) and prunes the journal; returns its row id. Alerts
+    /// that add nothing to the badge (back online) are recorded as acknowledged.
+    @discardableResult
+    public func record(_ alert: Alert, notice: String? = nil, at time: Double = AlertStore.now) throws(RelayError) -> Int64 {
+        try record([(alert, notice)], at: time)
+    }
+
+    /// Records several alerts in one transaction (the notices of one reply);
+    /// returns the row id of the last.
+    @discardableResult
+    public func record(_ alerts: [(Alert, notice: String?)], at time: Double = AlertStore.now) throws(RelayError) -> Int64 {
+        try database.transaction { () throws(RelayError) -> Int64 in
+            for (alert, notice) in alerts {
+                let read = alert.kind.badgeIncrement == 0
+                try database.run(
+                    "INSERT INTO alerts (kind, title, body, urgency, posted_at, acknowledged, acknowledged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [.text(alert.kind.rawValue), .text(alert.title), .text(alert.body), .integer(Int64(alert.urgency.rawValue)),
+                     .real(time), .integer(read ? 1 : 0), read ? .real(time) : .null])
+                if let notice {
+                    try database.run("INSERT OR IGNORE INTO notices_seen (id, shown_at) VALUES (?, ?)", [.text(notice), .real(time)])
+                }
+            }
+            let row = database.lastInsertedRow
+            try prune()
+            return row
+        }
+    }
+
+    private func prune() throws(RelayError) {
+        try database.run(
+            "DELETE FROM alerts WHERE acknowledged = 1 AND id NOT IN (SELECT id FROM alerts ORDER BY id DESC LIMIT ?)",
+            [.integer(Int64(journalLimit))])
+        try database.run(
+            "DELETE FROM alerts WHERE id NOT IN (SELECT id FROM alerts ORDER BY id DESC LIMIT ?)", [.integer(Int64(unreadLimit))])
+    }
+
+    /// Remembers the notification server's id for the newest alert of `kind`.
+    public func setNotificationID(_ id: UInt32, forNewest kind: AlertKind) throws(RelayError) {
+        try database.run(
+            "UPDATE alerts SET notification_id = ? WHERE id = (SELECT max(id) FROM alerts WHERE kind = ?)",
+            [.integer(Int64(id)), .text(kind.rawValue)])
+    }
+
+    /// Acknowledges every unread alert of `kind` (its bubble was clicked or
+    /// dismissed: one bubble per kind); returns how many.
+    @discardableResult
+    public func acknowledge(kind: AlertKind, at time: Double = AlertStore.now) throws(RelayError) -> Int {
+        try database.run(
+            "UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0 AND kind = ?",
+            [.real(time), .text(kind.rawValue)])
+        return database.changes
+    }
+
+    /// Acknowledges every unread alert (`ccrelay badge clear`); returns how many.
+    @discardableResult
+    public func acknowledgeAll(at time: Double = AlertStore.now) throws(RelayError) -> Int {
+        try database.run("UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0", [.real(time)])
+        return database.changes
+    }
+
+    /// The unread count and whether a critical alert is among them.
+    public func badge() throws(RelayError) -> BadgeState {
+        var state = BadgeState(count: 0, urgent: false)
+        try database.run("SELECT count(*), coalesce(max(urgency), 0) FROM alerts WHERE acknowledged = 0") { row in
+            state = BadgeState(count: Int(row.integer(0)), urgent: row.integer(1) >= Int64(Urgency.critical.rawValue))
+        }
+        return state
+    }
+
+    /// The newest `limit` alerts (of `kind`, when given), newest first.
+    public func alerts(limit: Int, kind: AlertKind? = nil) throws(RelayError) -> [JournalEntry] {
+        var entries: [JournalEntry] = []
+        let filter = kind == nil ? "" : "WHERE kind = ?"
+        let values: [SQLiteValue] = (kind.map { [.text($0.rawValue)] } ?? []) + [.integer(Int64(max(0, limit)))]
+        try database.run(
+            """
+            SELECT id, kind, title, body, urgency, posted_at, notification_id, acknowledged, acknowledged_at
+            FROM alerts \(filter) ORDER BY id DESC LIMIT ?
+            """, values
+        ) { row in
+            // A kind written by a newer ccrelay is shown as a notice rather than hidden.
+            // Values read back are bounded like network input.
+            let kind = AlertKind(rawValue: row.text(1)) ?? .notice
+            entries.append(JournalEntry(
+                id: row.integer(0), kind: kind, title: row.text(2, limit: Self.textLimit),
+                body: row.text(3, limit: Self.textLimit),
+                urgency: Urgency(rawValue: UInt8(clamping: row.integer(4))) ?? .normal, postedAt: Self.time(row.real(5)) ?? 0,
+                notificationID: row.isNull(6) ? nil : UInt32(clamping: row.integer(6)), acknowledged: row.integer(7) != 0,
+                acknowledgedAt: row.isNull(8) ? nil : Self.time(row.real(8))))
+        }
+        return entries
+    }
+
+    /// The longest title or body read back (an alert's own limit is 1,000).
+    static let textLimit = 4_000
+
+    /// A time read back: finite, from 1970 to the year 9999, else nil.
+    static func time(_ value: Double) -> Double? {
+        value.isFinite && value >= 0 && value < 253_402_300_800 ? value : nil
+    }
+
+    // MARK: Session
+
+    /// Remembers the live session, or forgets it (nil). Written after every
+    /// keep-alive, so without an fsync (`synchronous = NORMAL`: safe against a
+    /// crash, not a power cut, which at worst costs one quiet login).
+    public func saveSession(_ snapshot: SessionSnapshot?) throws(RelayError) {
+        try database.execute("PRAGMA synchronous = NORMAL")
+        defer { try? database.execute("PRAGMA synchronous = FULL") }
+        guard let snapshot else {
+            try database.run("DELETE FROM session")
+            return
+        }
+        try database.run(
+            "INSERT OR REPLACE INTO session (singleton, server, account, token, ip, interval, timeout, seq, deadline) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(snapshot.server), .text(snapshot.account), .text(snapshot.token), .text(snapshot.ip),
+             .integer(Int64(snapshot.interval)), .integer(Int64(snapshot.timeout)), .integer(Int64(bitPattern: snapshot.seq)),
+             .real(snapshot.deadline)])
+    }
+
+    /// The session last saved, if any.
+    public func savedSession() throws(RelayError) -> SessionSnapshot? {
+        var snapshot: SessionSnapshot?
+        try database.run("SELECT server, account, token, ip, interval, timeout, seq, deadline FROM session") { row in
+            snapshot = SessionSnapshot(
+                server: row.text(0), account: row.text(1), token: row.text(2), ip: row.text(3), interval: Int(row.integer(4)),
+                timeout: Int(row.integer(5)), seq: UInt64(bitPattern: row.integer(6)), deadline: row.real(7))
+        }
+        return snapshot
+    }
+}

@@ -1,0 +1,43 @@
+import FileAccess
+import FoundationEssentials
+import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds, checks and reads `ccrelay.conf`.
+public enum ConfigurationFile {
+    /// `$XDG_CONFIG_HOME/ccrelay/ccrelay.conf`, or `~/.config/ccrelay/ccrelay.conf`.
+    public static func defaultPath() -> String {
+        if let base = environment("XDG_CONFIG_HOME"), base.hasPrefix("/") { return base + "/ccrelay/ccrelay.conf" }
+        return home() + "/.config/ccrelay/ccrelay.conf"
+    }
+
+    static func home() -> String { environment("HOME") ?? "/" }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// Reads and parses `path`. A missing or unreadable file, one that is
+    /// not a regular file (a directory, a FIFO: never opened in a way that
+    /// could block), or one that group or others may read, is an error that
+    /// names the file and the fix.
+    public static func load(_ path: String) -> ConfigurationParser.Result {
+        func failure(_ message: String) -> ConfigurationParser.Result {
+            .init(configuration: nil, errors: [.init(file: path, line: 0, message: message)], warnings: [])
+        }
+        let bytes: [UInt8]
+        switch BoundedFile.read(path, limit: 1 << 20) {
+        case .success(let read): bytes = read
+        case .failure(.missing(let reason)):
+            return failure("cannot read the configuration: \(reason); create it (the README and ccrelay(1), FILES, list its keys)")
+        case .failure(let problem): return failure("cannot read the configuration: \(problem)")
+        }
+        if let mode = BoundedFile.mode(path), mode & 0o077 != 0 {
+            return failure("the configuration may be read by other users (mode \(String(mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return failure("the configuration is not UTF-8 text") }
+        return ConfigurationParser.parse(text, file: path, home: home())
+    }
+}

@@ -1,0 +1,115 @@
+import DBus
+import SessionLogic
+
+/// The names of the daemon's D-Bus API (DESIGN.md), shared by the daemon and the CLI.
+public enum ControlNames {
+    public static let busName = "io.github.ccrelay.CCRelay"
+    public static let path: ObjectPath = "/io/github/ccrelay/CCRelay"
+    public static let interface = "io.github.ccrelay.CCRelay1"
+    /// Most alerts one `ListAlerts` call returns, whatever the caller asks.
+    public static let listLimit = 1000
+}
+
+/// What `GetStatus` answers (an `a{sv}`, so that it can grow): the session
+/// as the daemon sees it.
+public struct DaemonStatus: Sendable, Hashable {
+    /// One of the state names of DESIGN.md.
+    public var state: String
+    public var badge: UInt32
+    /// A critical alert is among the unread ones.
+    public var urgent: Bool
+    /// Seconds until the server logs the session out; nil without a session.
+    public var remaining: Int64?
+    /// The address granted outside access ("" before a login).
+    public var ip: String
+    public var server: String
+    /// What went wrong last, as a sentence for people ("" when nothing has).
+    public var lastError: String
+    /// The same as a stable code for scripts ("" when nothing has; the README lists them).
+    public var lastErrorCode: String
+    /// Seconds until the next request (0 while one is under way); nil when none is planned.
+    public var nextAttempt: Int64?
+    /// The keep-alive interval and timeout the server asked for (seconds).
+    public var interval: UInt32
+    public var timeout: UInt32
+    /// `off` (not used), `waiting`, `ok`, or the problem: `denied`, `disabled`,
+    /// `unavailable`, `too-coarse`, `stopped`.
+    public var location: String
+    public var version: String
+
+    public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
+                lastError: String, lastErrorCode: String = "", nextAttempt: Int64? = nil, interval: UInt32,
+                timeout: UInt32, location: String, version: String) {
+        self.state = state
+        self.badge = badge
+        self.urgent = urgent
+        self.remaining = remaining
+        self.ip = ip
+        self.server = server
+        self.lastError = lastError
+        self.lastErrorCode = lastErrorCode
+        self.nextAttempt = nextAttempt
+        self.interval = interval
+        self.timeout = timeout
+        self.location = location
+        self.version = version
+    }
+
+    /// The `a{sv}` of `GetStatus`; `remaining` and `next_attempt` are left out when they have no value.
+    public var dictionary: [String: Variant] {
+        var entries: [String: Variant] = [
+            "state": Variant(state), "badge": Variant(badge), "urgent": Variant(urgent), "ip": Variant(ip),
+            "server": Variant(server), "last_error": Variant(lastError), "last_error_code": Variant(lastErrorCode),
+            "interval": Variant(interval),
+            "timeout": Variant(timeout), "location": Variant(location), "version": Variant(version),
+        ]
+        if let remaining { entries["remaining"] = Variant(remaining) }
+        if let nextAttempt { entries["next_attempt"] = Variant(nextAttempt) }
+        return entries
+    }
+
+    /// Reads a `GetStatus` answer; missing or mistyped entries take neutral values.
+    public init(dictionary: [String: Variant]) {
+        state = dictionary["state"]?.get(String.self) ?? "unknown"
+        badge = dictionary["badge"]?.get(UInt32.self) ?? 0
+        urgent = dictionary["urgent"]?.get(Bool.self) ?? false
+        remaining = dictionary["remaining"]?.get(Int64.self)
+        ip = dictionary["ip"]?.get(String.self) ?? ""
+        server = dictionary["server"]?.get(String.self) ?? ""
+        lastError = dictionary["last_error"]?.get(String.self) ?? ""
+        lastErrorCode = dictionary["last_error_code"]?.get(String.self) ?? ""
+        nextAttempt = dictionary["next_attempt"]?.get(Int64.self)
+        interval = dictionary["interval"]?.get(UInt32.self) ?? 0
+        timeout = dictionary["timeout"]?.get(UInt32.self) ?? 0
+        location = dictionary["location"]?.get(String.self) ?? "off"
+        version = dictionary["version"]?.get(String.self) ?? ""
+    }
+}
+
+extension JournalEntry {
+    /// One element of `ListAlerts`' `aa{sv}`.
+    public var dictionary: [String: Variant] {
+        var entries: [String: Variant] = [
+            "id": Variant(id), "kind": Variant(kind.rawValue), "title": Variant(title), "body": Variant(body),
+            "urgency": Variant(urgency.rawValue), "posted_at": Variant(postedAt), "acknowledged": Variant(acknowledged),
+        ]
+        if let notificationID { entries["notification_id"] = Variant(notificationID) }
+        if let acknowledgedAt { entries["acknowledged_at"] = Variant(acknowledgedAt) }
+        return entries
+    }
+
+    /// Reads one `ListAlerts` element; nil when it lacks an id or kind.
+    public init?(dictionary: [String: Variant]) {
+        guard let id = dictionary["id"]?.get(Int64.self), let kindName = dictionary["kind"]?.get(String.self) else {
+            return nil
+        }
+        self.init(
+            id: id, kind: AlertKind(rawValue: kindName) ?? .notice, title: dictionary["title"]?.get(String.self) ?? "",
+            body: dictionary["body"]?.get(String.self) ?? "",
+            urgency: dictionary["urgency"]?.get(UInt8.self).flatMap(Urgency.init(rawValue:)) ?? .normal,
+            postedAt: dictionary["posted_at"]?.get(Double.self) ?? 0,
+            notificationID: dictionary["notification_id"]?.get(UInt32.self),
+            acknowledged: dictionary["acknowledged"]?.get(Bool.self) ?? false,
+            acknowledgedAt: dictionary["acknowledged_at"]?.get(Double.self))
+    }
+}

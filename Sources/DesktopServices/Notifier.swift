@@ -1,0 +1,302 @@
+import DBus
+import EventLoop
+import SessionLogic
+
+/// A client of the desktop's notification server
+/// (`org.freedesktop.Notifications`) that shows one bubble per alert kind.
+///
+/// - It reads the server's capabilities and identity, and reads them again
+///   whenever another process takes over the name.
+/// - Each kind has one slot holding the id the server returned; a new alert
+///   of that kind replaces the bubble (`replaces_id`). Ids are never invented
+///   and are forgotten when the server changes.
+/// - While no server owns the name, alerts wait (the newest per kind) and are
+///   delivered when one appears; each is logged once meanwhile.
+/// - Signals are handled only for ids this notifier owns.
+///
+/// Confinement (why `@unchecked Sendable` is sound): all state is used only on
+/// the connection's queue; every public method must be called there.
+public final class Notifier: @unchecked Sendable {
+    public static let busName = "org.freedesktop.Notifications"
+    static let path: ObjectPath = "/org/freedesktop/Notifications"
+    static let interface = "org.freedesktop.Notifications"
+
+    /// What the server says about itself.
+    public struct ServerInfo: Sendable, Hashable {
+        public var name: String
+        public var vendor: String
+        public var version: String
+        public var specificationVersion: String
+        public var capabilities: [String]
+        /// The server's unique bus name.
+        public var owner: String
+
+        public func supports(_ capability: String) -> Bool { capabilities.contains(capability) }
+    }
+
+    /// Why the server closed a bubble (`NotificationClosed`).
+    public enum CloseReason: UInt32, Sendable {
+        case expired = 1
+        case dismissed = 2
+        case closedByCall = 3
+        case undefined = 4
+    }
+
+    /// What happened to the alerts, reported on the connection's loop.
+    public enum Event: Sendable {
+        case serverChanged(ServerInfo?)
+        /// The alert is waiting for a notification server.
+        case queued(AlertKind)
+        case delivered(AlertKind, id: UInt32)
+        case failed(AlertKind, DBusError)
+        case actionInvoked(AlertKind, key: String, activationToken: String?)
+        case closed(AlertKind, CloseReason)
+    }
+
+    /// Receives every event; set before `start()`.
+    public var onEvent: ((Event) -> Void)?
+    /// The server now answering, once its capabilities are known.
+    public private(set) var server: ServerInfo?
+
+    private let connection: Connection
+    private let appName: String
+    private let appIcon: String
+    private let desktopEntry: String
+    private let log: (String) -> Void
+
+    private enum Slot {
+        case shown(id: UInt32)
+        /// A Notify call is under way; what to do when it answers.
+        case sending(previousID: UInt32, next: Alert?, closeWhenShown: Bool)
+    }
+    private var slots: [AlertKind: Slot] = [:]
+    private var owners: [UInt32: AlertKind] = [:]
+    private var activationTokens: [UInt32: String] = [:]
+    private var waiting: [AlertKind: Alert] = [:]
+    private var waitingOrder: [AlertKind] = []
+    private var owner: String?
+    /// False until the bus has said whether anyone owns the name.
+    private var ownerKnown = false
+    /// Bumped on every owner change, so answers from an old server are ignored.
+    private var generation = 0
+    private var tokens: [SubscriptionToken] = []
+
+    /// - Parameters:
+    ///   - desktopEntry: the `.desktop` basename, sent as the `desktop-entry` hint.
+    ///   - log: where a waiting alert is written once (standard error by default).
+    public init(connection: Connection, appName: String = "CC Relay", appIcon: String = "io.github.ccrelay.CCRelay",
+                desktopEntry: String = "io.github.ccrelay.CCRelay", log: @escaping (String) -> Void) {
+        self.connection = connection
+        self.appName = appName
+        self.appIcon = appIcon
+        self.desktopEntry = desktopEntry
+        self.log = log
+    }
+
+    /// Starts following the server and its signals (on the connection's loop).
+    public func start() {
+        connection.loop.preconditionIsCurrent()
+        func on(_ member: String, _ handle: @escaping (Message) -> Void) -> SubscriptionToken {
+            connection.subscribe(
+                MatchRule(sender: Self.busName, path: Self.path, interface: Self.interface, member: member), handler: handle)
+        }
+        tokens = [
+            on("NotificationClosed") { [weak self] in self?.handleClosed($0) },
+            on("ActionInvoked") { [weak self] in self?.handleAction($0) },
+            on("ActivationToken") { [weak self] in self?.handleActivationToken($0) },
+            connection.watchName(Self.busName) { [weak self] in self?.ownerChanged(to: $0) },
+        ]
+    }
+
+    /// Stops following the server.
+    public func stop() {
+        tokens.forEach(connection.unsubscribe)
+        tokens = []
+    }
+
+    /// Shows `alert` in its kind's slot, replacing that kind's bubble.
+    public func post(_ alert: Alert) {
+        connection.loop.preconditionIsCurrent()
+        guard let server else {
+            if waiting.updateValue(alert, forKey: alert.kind) == nil { waitingOrder.append(alert.kind) }
+            if ownerKnown && owner == nil { logWaiting(alert) }
+            onEvent?(.queued(alert.kind))
+            return
+        }
+        switch slots[alert.kind] {
+        case .sending(let previousID, _, _):
+            slots[alert.kind] = .sending(previousID: previousID, next: alert, closeWhenShown: false)
+        case .shown(let id):
+            send(alert, replacing: id, to: server)
+        case nil:
+            send(alert, replacing: 0, to: server)
+        }
+    }
+
+    /// Closes the bubble of `kind`, if one is shown or on its way.
+    public func close(_ kind: AlertKind) {
+        connection.loop.preconditionIsCurrent()
+        if waiting.removeValue(forKey: kind) != nil { waitingOrder.removeAll { $0 == kind } }
+        switch slots[kind] {
+        case .sending(let previousID, _, _):
+            slots[kind] = .sending(previousID: previousID, next: nil, closeWhenShown: true)
+        case .shown(let id):
+            slots[kind] = nil
+            let call = Message.methodCall(
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: "CloseNotification",
+                body: [.uint32(id)])
+            connection.call(call, timeout: .seconds(5)) { _ in }
+        case nil:
+            break
+        }
+    }
+
+    // MARK: Server changes
+
+    private func logWaiting(_ alert: Alert) {
+        log("no notification server on the session bus; will show when one appears: \(alert.title) — \(alert.body)")
+    }
+
+    private func ownerChanged(to newOwner: String?) {
+        generation += 1
+        owner = newOwner
+        ownerKnown = true
+        server = nil
+        for (kind, slot) in slots {
+            if case .sending(_, let next, false) = slot, let next, waiting[kind] == nil {
+                waiting[kind] = next
+                waitingOrder.append(kind)
+            }
+        }
+        slots = [:]
+        owners = [:]
+        activationTokens = [:]
+        onEvent?(.serverChanged(nil))
+        guard let newOwner else {
+            waitingOrder.compactMap { waiting[$0] }.forEach(logWaiting)
+            return
+        }
+        let generation = self.generation
+        let getCapabilities = Message.methodCall(
+            destination: newOwner, path: Self.path, interface: Self.interface, member: "GetCapabilities")
+        connection.call(getCapabilities, timeout: .seconds(10)) { [weak self] capabilitiesResult in
+            guard let self, self.generation == generation else { return }
+            let getInformation = Message.methodCall(
+                destination: newOwner, path: Self.path, interface: Self.interface, member: "GetServerInformation")
+            self.connection.call(getInformation, timeout: .seconds(10)) { [weak self] informationResult in
+                guard let self, self.generation == generation else { return }
+                self.serverAnswered(owner: newOwner, capabilitiesResult, informationResult)
+            }
+        }
+    }
+
+    private func serverAnswered(owner: String, _ capabilities: Result<Message, DBusError>,
+                                _ information: Result<Message, DBusError>) {
+        var info = ServerInfo(name: "", vendor: "", version: "", specificationVersion: "", capabilities: [], owner: owner)
+        do {
+            let reply = try capabilities.get()
+            try reply.expect("as")
+            info.capabilities = try reply.argument(0)
+        } catch {
+            log("the notification server's capabilities are unreadable (\(error)); sending plain text without actions")
+        }
+        do {
+            let reply = try information.get()
+            try reply.expect("ssss")
+            info.name = try reply.argument(0)
+            info.vendor = try reply.argument(1)
+            info.version = try reply.argument(2)
+            info.specificationVersion = try reply.argument(3)
+        } catch {
+            log("the notification server's identity is unreadable: \(error)")
+        }
+        server = info
+        onEvent?(.serverChanged(info))
+        let pending = waitingOrder.compactMap { waiting[$0] }
+        waiting = [:]
+        waitingOrder = []
+        pending.forEach(post)
+    }
+
+    // MARK: Notify
+
+    private func send(_ alert: Alert, replacing previousID: UInt32, to server: ServerInfo) {
+        slots[alert.kind] = .sending(previousID: previousID, next: nil, closeWhenShown: false)
+        let generation = self.generation
+        connection.call(notifyMessage(alert, replacing: previousID, to: server), timeout: .seconds(10)) { [weak self] result in
+            guard let self, self.generation == generation else { return }
+            self.notifyAnswered(alert, previousID: previousID, result)
+        }
+    }
+
+    func notifyMessage(_ alert: Alert, replacing previousID: UInt32, to server: ServerInfo) -> Message {
+        let actions: [String] =
+            server.supports("actions") ? alert.actions.flatMap { [$0.key, NotificationText.summary($0.label)] } : []
+        var hints: [String: Variant] = [
+            "urgency": Variant(alert.urgency.rawValue),
+            "category": Variant(alert.kind.category),
+            "desktop-entry": Variant(desktopEntry),
+        ]
+        if alert.transient { hints["transient"] = Variant(true) }
+        if alert.resident { hints["resident"] = Variant(true) }
+        return .methodCall(
+            destination: server.owner, path: Self.path, interface: Self.interface, member: "Notify",
+            body: [
+                .string(appName), .uint32(previousID), .string(appIcon), .string(NotificationText.summary(alert.title)),
+                .string(NotificationText.body(alert.body, serverParsesMarkup: server.supports("body-markup"))),
+                actions.dbusValue, hints.dbusValue, .int32(-1),
+            ])
+    }
+
+    private func notifyAnswered(_ alert: Alert, previousID: UInt32, _ result: Result<Message, DBusError>) {
+        guard case .sending(_, let next, let closeWhenShown) = slots[alert.kind] else { return }
+        let id: UInt32
+        do throws(DBusError) {
+            let reply = try result.get()
+            try reply.expect("u")
+            id = try reply.argument(0)
+            guard id != 0 else { throw DBusError(.invalidValue, "the server returned notification id 0") }
+        } catch {
+            slots[alert.kind] = nil
+            log("the notification server did not show “\(alert.title)”: \(error)")
+            onEvent?(.failed(alert.kind, error))
+            if let next { post(next) }
+            return
+        }
+        if previousID != 0, previousID != id { owners[previousID] = nil }
+        slots[alert.kind] = .shown(id: id)
+        owners[id] = alert.kind
+        onEvent?(.delivered(alert.kind, id: id))
+        if closeWhenShown {
+            close(alert.kind)
+        } else if let next {
+            post(next)
+        }
+    }
+
+    // MARK: Signals
+
+    private func handleClosed(_ message: Message) {
+        guard message.signature == "uu", let id = try? message.argument(0, as: UInt32.self),
+            let kind = owners.removeValue(forKey: id)
+        else { return }
+        activationTokens[id] = nil
+        if case .shown(id)? = slots[kind] { slots[kind] = nil }
+        let code = (try? message.argument(1, as: UInt32.self)) ?? CloseReason.undefined.rawValue
+        onEvent?(.closed(kind, CloseReason(rawValue: code) ?? .undefined))
+    }
+
+    private func handleAction(_ message: Message) {
+        guard message.signature == "us", let id = try? message.argument(0, as: UInt32.self),
+            let kind = owners[id], let key = try? message.argument(1, as: String.self)
+        else { return }
+        onEvent?(.actionInvoked(kind, key: key, activationToken: activationTokens.removeValue(forKey: id)))
+    }
+
+    private func handleActivationToken(_ message: Message) {
+        guard message.signature == "us", let id = try? message.argument(0, as: UInt32.self), owners[id] != nil,
+            let token = try? message.argument(1, as: String.self)
+        else { return }
+        activationTokens[id] = token
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import DesktopServices
+import SessionLogic
+import TestSupport
+import Testing
+
+/// alerts.db: permissions, migrations, the journal and badge, pruning, the
+/// saved session, concurrent use, recovery from a broken file.
+@Suite struct AlertStoreTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-store-\(UUID().uuidString)").path
+
+    func alert(_ kind: AlertKind, _ title: String = "t", urgency: Urgency = .normal) -> Alert {
+        Alert(kind: kind, title: title, body: "body of \(title)", urgency: urgency)
+    }
+
+    @Test func seenNoticesSurviveReopeningAndFilesArePrivate() throws {
+        let path = directory + "/state/ccrelay/alerts.db"
+        do {
+            let store = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
+            try store.record(alert(.notice, "维护"), notice: "n-1")
+            try store.record(alert(.notice, "again"), notice: "n-1")
+            try store.record(alert(.notice, "维护-2"), notice: "维护-2")
+        }
+        let reopened = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
+        #expect(reopened.seenNotices() == ["n-1", "维护-2"])
+        #expect(try reopened.alerts(limit: 10).map(\.title) == ["维护-2", "again", "维护"])
+        for name in ["alerts.db", "alerts.db-wal", "alerts.db-shm"] {
+            let file = try FileManager.default.attributesOfItem(atPath: directory + "/state/ccrelay/" + name)
+            #expect((file[.posixPermissions] as? Int) == 0o600, "\(name)")
+        }
+        let folder = try FileManager.default.attributesOfItem(atPath: directory + "/state/ccrelay")
+        #expect((folder[.posixPermissions] as? Int) == 0o700)
+    }
+
+    @Test func theBadgeCountsUnacknowledgedAlertsAndKnowsWhenOneIsCritical() throws {
+        let store = try AlertStore(path: directory + "/alerts.db") { Issue.record("unexpected: \($0)") }
+        #expect(try store.badge() == BadgeState(count: 0, urgent: false))
+        try store.record(alert(.keepAliveFailing))
+        try store.record(alert(.backOnline, urgency: .low))
+        #expect(try store.badge() == BadgeState(count: 1, urgent: false))
+        try store.record(alert(.loggedOut, urgency: .critical))
+        try store.record(alert(.notice))
+        try store.setNotificationID(77, forNewest: .loggedOut)
+        #expect(try store.badge() == BadgeState(count: 3, urgent: true))
+        #expect(try store.acknowledge(kind: .loggedOut, at: 5) == 1)
+        #expect(try store.badge() == BadgeState(count: 2, urgent: false))
+        let entries = try store.alerts(limit: 10)
+        let logout = try #require(entries.first { $0.kind == .loggedOut })
+        #expect(logout.notificationID == 77 && logout.acknowledged && logout.acknowledgedAt == 5)
+        #expect(entries.first { $0.kind == .backOnline }?.acknowledged == true)
+        #expect(try store.alerts(limit: 10, kind: .notice).count == 1)
+        #expect(try store.alerts(limit: 2).count == 2)
+        #expect(try store.acknowledgeAll() == 2)
+        #expect(try store.acknowledgeAll() == 0)
+        #expect(try store.badge() == BadgeState(count: 0, urgent: false))
+    }
+
+    @Test func theJournalIsPrunedOfItsOldestAcknowledgedAlerts() throws {
+        let store = try AlertStore(path: directory + "/alerts.db", journalLimit: 5, unreadLimit: 8) { _ in }
+        try store.record(alert(.loggedOut, "unread-0"))
+        for index in 1...6 { try store.record(alert(.notice, "read-\(index)")) }
+        try store.acknowledge(kind: .notice)
+        try store.record(alert(.credentials, "unread-7"))
+        // Five newest kept; older acknowledged ones go, the old unread one stays.
+        #expect(try store.alerts(limit: 100).map(\.title) == ["unread-7", "read-6", "read-5", "read-4", "read-3", "unread-0"])
+        for index in 8...20 { try store.record(alert(.loggedOut, "unread-\(index)")) }
+        let all = try store.alerts(limit: 100)
+        #expect(all.count == 8 && all.first?.title == "unread-20" && all.last?.title == "unread-13")
+        #expect(try store.badge().count == 8)
+    }
+
+    @Test func aVersion1FileIsMigratedKeepingItsNotices() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/alerts.db"
+        let made = try run("/usr/bin/python3", ["-c", """
+            import sqlite3
+            c = sqlite3.connect('\(path)')
+            c.executescript("CREATE TABLE notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL); \
+            INSERT INTO notices_seen VALUES ('old-1', 1.0); PRAGMA application_id = 1667461753; PRAGMA user_version = 1;")
+            c.commit()
+            """])
+        #expect(made.status == 0, "\(made.standardError)")
+        let store = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
+        #expect(store.seenNotices() == ["old-1"])
+        try store.record(alert(.notice), notice: "new-2")
+        #expect(store.seenNotices() == ["old-1", "new-2"])
+        let version = try run("/usr/bin/python3", ["-c", "import sqlite3; print(sqlite3.connect('\(path)').execute('pragma user_version').fetchone()[0])"])
+        #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+    }
+
+    @Test func aFileOfANewerVersionIsMovedAsideNotDowngraded() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/alerts.db"
+        _ = try run("/usr/bin/python3", ["-c", "import sqlite3; c=sqlite3.connect('\(path)'); c.execute('pragma application_id=1667461753'); c.execute('pragma user_version=99'); c.execute('create table t(x)'); c.commit()"])
+        let messages = LockedMessages()
+        _ = try AlertStore(path: path) { messages.append($0) }
+        #expect(messages.all.first?.contains("newer ccrelay (schema 99)") == true)
+    }
+
+    @Test func theSessionIsSavedReplacedAndForgotten() throws {
+        let store = try AlertStore(path: directory + "/alerts.db") { _ in }
+        #expect(try store.savedSession() == nil)
+        var snapshot = SessionSnapshot(server: "https://cc.example/", account: "/k.pem", token: "tok-secret", ip: "10.0.0.2",
+                                       interval: 60, timeout: 180, seq: 12, deadline: 1_900_000_000.5)
+        try store.saveSession(snapshot)
+        snapshot.seq = 13
+        try store.saveSession(snapshot)
+        #expect(try store.savedSession() == snapshot)
+        #expect(!"\(snapshot)".contains("tok-secret"))
+        try store.saveSession(nil)
+        #expect(try store.savedSession() == nil)
+    }
+
+    @Test func twoStoresOnOneFileWriteAtTheSameTimeWithoutLosingAnything() async throws {
+        let path = directory + "/alerts.db"
+        _ = try AlertStore(path: path) { _ in }
+        await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<2 {
+                group.addTask {
+                    let store = try AlertStore(path: path) { _ in }
+                    for index in 0..<200 {
+                        try store.record(Alert(kind: .notice, title: "w\(writer)-\(index)", body: "", urgency: .normal))
+                        if index % 10 == 0 { try store.acknowledgeAll() }
+                    }
+                }
+            }
+        }
+        let store = try AlertStore(path: path) { _ in }
+        let titles = Set(try store.alerts(limit: 1000).map(\.title))
+        #expect(titles.count == 400)
+    }
+
+    @Test func aFileAnotherProcessKeepsLockedIsLeftAlone() async throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/alerts.db"
+        // A version 1 file (it needs a migration, so opening it writes), locked exclusively.
+        let holder = try ChildProcess("/usr/bin/python3", ["-u", "-c", """
+            import sqlite3, time
+            c = sqlite3.connect('\(path)', isolation_level=None)
+            c.executescript("CREATE TABLE notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL); \\
+            INSERT INTO notices_seen VALUES ('kept', 1.0); PRAGMA application_id = 1667461753; PRAGMA user_version = 1;")
+            c.execute('BEGIN EXCLUSIVE')
+            print('locked')
+            time.sleep(30)
+            """])
+        defer { holder.stop() }
+        #expect(holder.readLine() == "locked")
+        let messages = LockedMessages()
+        #expect(throws: RelayError.self) { try AlertStore(path: path, busyTimeout: 100) { messages.append($0) } }
+        #expect(messages.all.isEmpty, "nothing moved aside: \(messages.all)")
+        holder.stop()
+        _ = holder.wait()
+        #expect(try AlertStore(path: path) { _ in }.seenNotices() == ["kept"], "the same file, migrated once free")
+    }
+
+    @Test func aBrokenOrForeignFileIsMovedAsideAndAFreshOneMade() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/garbage.db"
+        try Data("this is not a database at all, just text".utf8).write(to: URL(fileURLWithPath: path))
+        let messages = LockedMessages()
+        let store = try AlertStore(path: path) { messages.append($0) }
+        #expect(store.seenNotices().isEmpty)
+        try store.record(alert(.notice), notice: "n")
+        #expect(messages.all.count == 1 && messages.all[0].contains("moved it to"))
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix("garbage.db.broken-") }
+        #expect(aside.count == 1)
+        // A SQLite file of another program is not touched either.
+        let foreign = directory + "/foreign.db"
+        let made = try run("/usr/bin/python3", ["-c", "import sqlite3; c=sqlite3.connect('\(foreign)'); c.execute('create table t(x)'); c.execute('pragma application_id=42'); c.commit()"])
+        #expect(made.status == 0, "\(made.standardError)")
+        let foreignMessages = LockedMessages()
+        _ = try AlertStore(path: foreign) { foreignMessages.append($0) }
+        #expect(foreignMessages.all.first?.contains("not a ccrelay database") == true)
+    }
+}
+
+final class LockedMessages: @unchecked Sendable {
+    // Guard: `lock`.
+    private let lock = NSLock()
+    private var messages: [String] = []
+    func append(_ message: String) { lock.withLock { messages.append(message) } }
+    var all: [String] { lock.withLock { messages } }
+}

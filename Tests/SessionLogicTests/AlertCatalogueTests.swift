@@ -1,0 +1,128 @@
+import Foundation
+import SessionLogic
+import Testing
+
+/// The alert table of DESIGN.md, and the translations of every alert text.
+@Suite struct AlertCatalogueTests {
+    static func english(_ text: String) -> String { text }
+
+    @Test func everyKindHasTheCategoryUrgencyAndBadgeOfTheDesign() {
+        let expected: [AlertKind: (String, Urgency, Int)] = [
+            .loggedOut: ("network.disconnected", .critical, 1),
+            .keepAliveFailing: ("network.error", .normal, 1),
+            .locationDenied: ("x-ccrelay.location", .critical, 1),
+            .locationOff: ("x-ccrelay.location", .critical, 1),
+            .locationTooCoarse: ("x-ccrelay.location", .normal, 1),
+            .credentials: ("x-ccrelay.auth", .critical, 1),
+            .serverUntrusted: ("x-ccrelay.trust", .normal, 1),
+            .notice: ("x-ccrelay.notice", .normal, 1),
+            .backOnline: ("network.connected", .low, 0),
+        ]
+        #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)
+        for subject in AlertCatalogue.examples {
+            let alert = AlertCatalogue.alert(for: subject, localize: Self.english)
+            let (category, urgency, badge) = expected[alert.kind]!
+            #expect(alert.kind.category == category, "\(alert.kind)")
+            #expect(alert.urgency == urgency, "\(alert.kind)")
+            #expect(alert.kind.badgeIncrement == badge, "\(alert.kind)")
+            #expect(alert.transient == (alert.kind == .backOnline), "only back-online is transient")
+        }
+    }
+
+    @Test func logoutOffersReloginAndNoticesKeepTheServersWordsAndUrgency() {
+        let logout = AlertCatalogue.alert(for: .loggedOut(message: "管理员已将你下线"), localize: Self.english)
+        #expect(logout.actions.map(\.key) == ["default", "relogin"])
+        #expect(logout.body.hasSuffix("\n管理员已将你下线"))
+        let notice = AlertCatalogue.alert(
+            for: .notice(id: "n1", title: "<title>", body: "a & b", urgency: .critical), localize: Self.english)
+        #expect(notice.title == "<title>" && notice.body == "a & b" && notice.urgency == .critical)
+        #expect(Urgency(noticeText: "low") == .low && Urgency(noticeText: nil) == .normal)
+        #expect(Urgency(noticeText: "bogus") == .normal)
+    }
+
+    @Test func numbersAreFilledIntoTheText() {
+        let failing = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: 17), localize: Self.english)
+        #expect(failing.body.contains(" 17 seconds"))
+        let negative = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: -3), localize: Self.english)
+        #expect(negative.body.contains(" 0 seconds"))
+        let expiring = AlertCatalogue.alert(for: .credentials(.certificateExpiring(days: 5)), localize: Self.english)
+        #expect(expiring.body.contains("in 5 days"))
+    }
+
+    /// Every text the catalogue can produce, with the message ids it asked for.
+    static func allMessageIDs() -> Set<String> {
+        let recorder = MessageRecorder()
+        let subjects = AlertCatalogue.examples + AlertCatalogue.allCredentialProblems.map { .credentials($0) }
+        for subject in subjects { _ = AlertCatalogue.alert(for: subject, localize: recorder.record) }
+        return recorder.ids
+    }
+
+    @Test(arguments: ["zh_CN", "zh_TW"])
+    func everyTextIsTranslated(_ language: String) throws {
+        let catalogue = try POFile(language: language)
+        let ids = Self.allMessageIDs()
+        #expect(ids.count >= 20)
+        for id in ids {
+            let translation = catalogue.translations[id]
+            #expect(translation?.isEmpty == false, "\(language).po lacks a translation of “\(id)”")
+            #expect(translation.map { $0.components(separatedBy: "%s").count == id.components(separatedBy: "%s").count } ?? false,
+                    "\(language).po changes the %s placeholders of “\(id)”")
+        }
+    }
+
+    @Test func simplifiedChineseTextsSayWhatTheDesignRequires() throws {
+        let catalogue = try POFile(language: "zh_CN")
+        let required: [AlertKind: String] = [
+            .loggedOut: "登录已被注销，请重新登录", .keepAliveFailing: "保持在线失败", .locationDenied: "定位服务被禁止",
+            .locationOff: "未开启定位服务", .locationTooCoarse: "定位服务未正确设置",
+        ]
+        for subject in AlertCatalogue.examples {
+            guard let phrase = required[subject.kind] else { continue }
+            let alert = AlertCatalogue.alert(for: subject) { catalogue.translations[$0] ?? $0 }
+            #expect((alert.title + alert.body).contains(phrase), "\(subject.kind) must say \(phrase)")
+        }
+    }
+}
+
+/// Records the message ids a localizer is asked for.
+final class MessageRecorder: @unchecked Sendable {
+    // Guard: used by one test on one thread.
+    var ids: Set<String> = []
+    func record(_ id: String) -> String {
+        ids.insert(id)
+        return id
+    }
+}
+
+/// The msgid → msgstr pairs of one of the project's .po files.
+struct POFile {
+    var translations: [String: String] = [:]
+
+    init(language: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("resources/po/\(language).po"), encoding: .utf8)
+        var current: (id: String, str: String, field: String?) = ("", "", nil)
+        func unquote(_ line: Substring) -> String {
+            let inner = line.drop { $0 != "\"" }.dropFirst().dropLast()
+            return inner.replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\n", with: "\n")
+        }
+        func flush() {
+            if !current.id.isEmpty { translations[current.id] = current.str }
+            current = ("", "", nil)
+        }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("msgid ") {
+                flush()
+                current.id = unquote(line)
+                current.field = "id"
+            } else if line.hasPrefix("msgstr ") {
+                current.str = unquote(line)
+                current.field = "str"
+            } else if line.hasPrefix("\"") {
+                if current.field == "id" { current.id += unquote(line) } else if current.field == "str" { current.str += unquote(line) }
+            }
+        }
+        flush()
+    }
+}

@@ -1,0 +1,105 @@
+import SessionLogic
+import Testing
+
+/// The keyfile parser of ccrelay.conf: every key, and every error with its line.
+@Suite struct ConfigurationParserTests {
+    func parse(_ text: String) -> ConfigurationParser.Result {
+        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s")
+    }
+
+    @Test func theDesignExampleParses() throws {
+        let result = parse("""
+            # ccrelay configuration
+            [server]
+            url = https://cc.campus.example/     ; required
+            ca-file = /etc/ssl/campus-ca.pem      ; optional
+            pinned-key = sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=
+            interface = wlan0
+            [auth]
+            certificate = ~/.config/ccrelay/student.pem
+            key = ~/.config/ccrelay/student.key
+            user = 20231234
+            [keepalive]
+            warn-before = 90
+            auto-relogin = false
+            logout-on-exit = yes
+            [location]
+            mode = always
+            [notifications]
+            notices = off
+            """)
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.isEmpty, "\(result.warnings)")
+        let c = try #require(result.configuration)
+        #expect(c.serverURL == "https://cc.campus.example/")
+        #expect(c.caFile == "/etc/ssl/campus-ca.pem")
+        #expect(c.pinnedKey == "sha256//YhKJKSzoTt2b5FP18fvpHo7fJYqQCjAa3HWY3tvRMwE=")
+        #expect(c.interface == "wlan0")
+        #expect(c.certificate == "/home/s/.config/ccrelay/student.pem")
+        #expect(c.key == "/home/s/.config/ccrelay/student.key")
+        #expect(c.user == "20231234")
+        #expect(c.warnBefore == 90 && !c.autoRelogin && c.logoutOnExit && !c.notices)
+        #expect(c.locationMode == .always)
+    }
+
+    @Test func defaultsApply() throws {
+        let c = try #require(parse("[server]\nurl = https://cc.example/\n[auth]\nuser = s1").configuration)
+        #expect(c.warnBefore == 60 && c.autoRelogin && !c.logoutOnExit && c.notices && c.locationMode == .auto)
+        #expect(c.locationSource == .auto)
+        let portal = try #require(parse("[server]\nurl = https://cc.example/\n[location]\nsource = portal").configuration)
+        #expect(portal.locationSource == .portal)
+    }
+
+    @Test(arguments: [
+        ("[server]\nurl = http://cc.example/", 2, "plain http only to a loopback"),
+        ("[server]\nurl = https://x/\n[keepalive]\nwarn-before = soon", 4, "warn-before must be a number"),
+        ("[server]\nurl = https://x/\n[keepalive]\nauto-relogin = maybe", 4, "must be true or false"),
+        ("[server]\nurl = https://x/\n[location]\nmode = sometimes", 4, "mode must be off, auto or always"),
+        ("[server]\nurl = https://x/\n[location]\nsource = gps", 4, "source must be auto, geoclue or portal"),
+        ("[server]\nurl = https://x/\npinned-key = abc", 3, "pinned-key must be sha256//"),
+        ("[server]\nurl = https://x/\nca-file = relative.pem", 3, "absolute path"),
+        ("url = https://x/", 1, "before any group"),
+        ("[server\nurl = https://x/", 1, "group header"),
+        ("[server]\nurl https://x/", 2, "expected 'key = value'"),
+        ("[auth]\nuser = s", 0, "[server] url is required"),
+    ])
+    func badValuesAreErrorsWithTheirLine(_ text: String, _ line: Int, _ words: String) {
+        let result = parse(text)
+        #expect(result.configuration == nil)
+        let issue = result.errors.first { $0.message.contains(words) }
+        #expect(issue?.line == line, "\(result.errors)")
+        #expect(issue?.description.hasPrefix("/home/s/.config/ccrelay/ccrelay.conf:") == true)
+    }
+
+    @Test func unknownKeysAndGroupsAreWarningsWithSuggestions() throws {
+        let result = parse("[server]\nurl = https://x/\nca-flie = /a.pem\n[extra]\nthing = 1\n[auth]\nuser = s\nuser = t")
+        #expect(result.configuration?.user == "t", "the last value wins")
+        #expect(result.warnings.map(\.line) == [3, 4, 8])
+        #expect(result.warnings[0].message.contains("did you mean 'ca-file'?"))
+        #expect(result.warnings[2].message.contains("first on line 7"))
+    }
+}
+
+/// Files as editors and careless users write them.
+@Suite struct ConfigurationParserFaultTests {
+    @Test func windowsLineEndsAndAByteOrderMarkParse() throws {
+        let text = "\u{FEFF}[server]\r\nurl = https://cc.campus.example/\r\n[keepalive]\r\nwarn-before = 30\r\n"
+        let result = ConfigurationParser.parse(text, file: "f", home: "/h")
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        #expect(result.warnings.allSatisfy { $0.line == 0 }, "no line is misread: \(result.warnings)")
+        #expect(result.configuration?.serverURL == "https://cc.campus.example/")
+        #expect(result.configuration?.warnBefore == 30)
+    }
+
+    @Test func controlCharactersAreErrorsNamingTheirLine() {
+        let nul = ConfigurationParser.parse("[server]\nurl = https://x/\u{0}.evil/\n", file: "f", home: "/h")
+        #expect(nul.configuration == nil && nul.errors.first?.line == 2)
+        let tab = ConfigurationParser.parse("[server]\nurl = https://x/\tevil\n", file: "f", home: "/h")
+        #expect(tab.configuration == nil && tab.errors.first?.description.contains("f:2: url must not contain") == true)
+    }
+
+    @Test func theLineOfEveryKeyIsKeptForLaterChecks() {
+        let result = ConfigurationParser.parse("[server]\n\nurl = https://x/\n[auth]\nkey = /k\ncertificate = /c\n", file: "f", home: "/h")
+        #expect(result.configuration?.lines == ["server.url": 3, "auth.key": 5, "auth.certificate": 6])
+    }
+}
