@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "DispatchLoop", dependencies: ["EventLoop"]),
         .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
-        .target(name: "FileAccess"),
+        .target(name: "FileAccess", dependencies: ["EventLoop"]),
         .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "SessionLogic", "FileAccess", "EventLoop"]),
         .target(name: "SessionLogic"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.

@@ -1,3 +1,4 @@
+import EventLoop
 import COpenSSL
 import FileAccess
 #if canImport(Glibc)
@@ -101,7 +102,7 @@ public enum CredentialFiles {
     /// A private key others can read is refused, with the command that fixes it.
     private static func checkPrivate(_ path: String, key: String) throws(ClientConfigurationError) {
         guard let mode = BoundedFile.mode(path) else {
-            throw ClientConfigurationError("cannot read private key \(path): \(String(cString: strerror(errno)))", key: key)
+            throw ClientConfigurationError("cannot read private key \(path): \(SystemError.reason(errno))", key: key)
         }
         if mode & 0o077 != 0 {
             throw ClientConfigurationError(

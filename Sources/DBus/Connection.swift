@@ -223,8 +223,8 @@ public final class Connection: @unchecked Sendable {
         public static let doNotQueue = NameFlags(rawValue: CDBUS_NAME_FLAG_DO_NOT_QUEUE)
     }
 
-    static let busName = "org.freedesktop.DBus"
-    static let busPath: ObjectPath = "/org/freedesktop/DBus"
+    static let busName = StandardNames.bus
+    static let busPath = StandardNames.busPath
 
     /// Asks the bus for a well-known name; `completion` runs on `loop` (call this there).
     public func requestName(_ name: String, flags: NameFlags = [.doNotQueue],

@@ -138,8 +138,8 @@ extension Connection {
             ])
     }
 
-    static let propertiesInterface = "org.freedesktop.DBus.Properties"
-    static let introspectableInterface = "org.freedesktop.DBus.Introspectable"
+    static let propertiesInterface = StandardNames.properties
+    static let introspectableInterface = StandardNames.introspectable
 
     func handleMethodCall(_ raw: OpaquePointer) -> Bool {
         guard let pathText = dbus_message_get_path(raw).map({ String(cString: $0) }),

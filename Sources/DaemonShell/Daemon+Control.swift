@@ -41,7 +41,7 @@ extension Daemon: ControlTarget {
             connection.nameOwner(ControlNames.busName) { owner in
                 guard case .success(let owner?) = owner else { return refuse("another process") }
                 connection.call(.methodCall(
-                    destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+                    destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
                     member: "GetConnectionUnixProcessID", body: [.string(owner)])
                 ) { reply in
                     guard let pid = try? reply.get().argument(0, as: UInt32.self) else { return refuse(owner) }

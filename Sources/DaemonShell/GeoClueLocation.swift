@@ -131,8 +131,7 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
                 self.report(.fix(fix))
             }
         }
-        _ = connection.subscribe(MatchRule(sender: Self.service, path: path, interface: "org.freedesktop.DBus.Properties",
-                                           member: "PropertiesChanged", arg0: Self.clientInterface)) { [weak self] message in
+        _ = connection.subscribe(.propertiesChanged(sender: Self.service, path: path, of: Self.clientInterface)) { [weak self] message in
             guard let self, generation == self.generation,
                   let changed = try? message.argument(1, as: [String: Variant].self),
                   changed["Active"]?.get(Bool.self) == false

@@ -33,29 +33,3 @@ extension LocationFix {
                   timestamp: Date(timeIntervalSince1970: seconds.rounded(.down)).formatted(.iso8601))
     }
 }
-
-extension Connection {
-    /// `org.freedesktop.DBus.Properties.Set` on `destination` (on `loop`).
-    func setProperty(_ destination: String, _ path: ObjectPath, _ interface: String, _ name: String, _ value: Value,
-                     completion: @escaping (DBusError?) -> Void) {
-        call(.methodCall(
-            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "Set",
-            body: [.string(interface), .string(name), .variant(value)])
-        ) { result in
-            if case .failure(let error) = result { completion(error) } else { completion(nil) }
-        }
-    }
-
-    /// `org.freedesktop.DBus.Properties.GetAll` on `destination` (on `loop`).
-    func allProperties(_ destination: String, _ path: ObjectPath, _ interface: String,
-                       completion: @escaping (Result<[String: Variant], DBusError>) -> Void) {
-        call(.methodCall(
-            destination: destination, path: path, interface: "org.freedesktop.DBus.Properties", member: "GetAll",
-            body: [.string(interface)])
-        ) { result in
-            completion(result.flatMap { reply in
-                do throws(DBusError) { return .success(try reply.argument(0, as: [String: Variant].self)) } catch { return .failure(error) }
-            })
-        }
-    }
-}

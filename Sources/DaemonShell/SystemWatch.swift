@@ -63,7 +63,7 @@ final class SystemWatch: @unchecked Sendable {
         // NetworkManager announces property changes in its own signal and in the standard one.
         for rule in [
             MatchRule(sender: Self.networkManager, path: Self.networkManagerPath, interface: Self.networkManager, member: "PropertiesChanged"),
-            MatchRule(sender: Self.networkManager, path: Self.networkManagerPath, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged"),
+            .propertiesChanged(sender: Self.networkManager, path: Self.networkManagerPath),
         ] {
             _ = bus.subscribe(rule) { [weak self] message in
                 let changes = message.body.lazy.compactMap { try? [String: Variant](dbusValue: $0) }.first
@@ -79,10 +79,8 @@ final class SystemWatch: @unchecked Sendable {
                 self.online = nil
                 return
             }
-            bus.call(.methodCall(destination: Self.networkManager, path: Self.networkManagerPath,
-                                 interface: "org.freedesktop.DBus.Properties", member: "GetAll",
-                                 body: [.string(Self.networkManager)])) { [weak self] result in
-                guard let reply = try? result.get(), let properties = try? reply.argument(0, as: [String: Variant].self) else { return }
+            bus.allProperties(Self.networkManager, Self.networkManagerPath, Self.networkManager) { [weak self] result in
+                guard let properties = try? result.get() else { return }
                 self?.networkProperties(properties)
             }
         }

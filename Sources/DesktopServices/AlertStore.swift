@@ -1,3 +1,4 @@
+import EventLoop
 import FoundationEssentials
 import SessionLogic
 #if canImport(Glibc)
@@ -57,11 +58,19 @@ public final class AlertStore {
             // A full, read-only or failing disk: the file may be perfectly healthy.
             throw RelayError("\(path) cannot be used now: \(error)", cause: error.cause)
         } catch {
+            let damage = error
             let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
-            rename(path, aside)
-            unlink(path + "-wal")
-            unlink(path + "-shm")
-            log("\(path) was unreadable (\(error)); moved it to \(aside) and started a fresh one")
+            do throws(SystemError) {
+                try systemCall("rename \(path) to \(aside)") { rename(path, aside) }
+                for companion in [path + "-wal", path + "-shm"] {
+                    do throws(SystemError) {
+                        try systemCall("unlink \(companion)") { unlink(companion) }
+                    } catch where error.errno == ENOENT {}
+                }
+            } catch {
+                throw RelayError("\(path) is damaged (\(damage)) and cannot be moved aside: \(error)", cause: .unavailable)
+            }
+            log("\(path) was unreadable (\(damage)); moved it to \(aside) and started a fresh one")
             database = try Self.open(path, busyTimeout: busyTimeout)
         }
     }
@@ -70,7 +79,11 @@ public final class AlertStore {
         let previousMask = umask(0o077)
         defer { umask(previousMask) }
         let database = try SQLiteDatabase(path: path)
-        chmod(path, 0o600)
+        do throws(SystemError) {
+            try systemCall("chmod 600 \(path)") { chmod(path, 0o600) }
+        } catch {
+            throw RelayError("\(error); the journal must be private", cause: .unavailable)
+        }
         database.setBusyTimeout(milliseconds: busyTimeout)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
         let application = try database.integer("PRAGMA application_id")
@@ -122,11 +135,18 @@ public final class AlertStore {
         var built = ""
         for part in directory.split(separator: "/") {
             built += "/" + part
-            if mkdir(built, 0o700) != 0 && errno != EEXIST {
-                throw RelayError("cannot create \(built): \(String(cString: strerror(errno)))")
+            do throws(SystemError) {
+                try systemCall("mkdir \(built)") { mkdir(built, 0o700) }
+            } catch where error.errno == EEXIST {
+            } catch {
+                throw RelayError("cannot create \(built): \(error.reason)", cause: .unavailable)
             }
         }
-        chmod(directory, 0o700)
+        do throws(SystemError) {
+            try systemCall("chmod 700 \(directory)") { chmod(directory, 0o700) }
+        } catch {
+            throw RelayError("\(error); the state folder must be private", cause: .unavailable)
+        }
     }
 
     /// The wall clock, in seconds since the Unix epoch.

@@ -237,7 +237,13 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
             // All zeros would disarm it: a deadline at boot fires at once instead.
             if spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0 { spec.it_value.tv_nsec = 1 }
         }
-        _ = timerfd_settime(timerDescriptor, earliest == nil ? 0 : Int32(TFD_TIMER_ABSTIME), &spec, nil)
+        // Fails only for a bad descriptor or value, which would be this code's
+        // bug: a timer that silently never fires would stop the keep-alives.
+        do throws(SystemError) {
+            try systemCall("timerfd_settime") { timerfd_settime(timerDescriptor, earliest == nil ? 0 : Int32(TFD_TIMER_ABSTIME), &spec, nil) }
+        } catch {
+            preconditionFailure("\(error)")
+        }
         timerfdDeadline = earliest
     }
 

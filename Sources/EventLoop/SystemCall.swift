@@ -15,7 +15,10 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// errno's text, as `strerror` says it.
-    public var reason: String { String(cString: strerror(errno)) }
+    public var reason: String { Self.reason(errno) }
+
+    /// The text of an errno value (for calls whose failures are reported in words of their own).
+    public static func reason(_ errno: Int32) -> String { String(cString: strerror(errno)) }
     public var description: String { "\(call): \(reason)" }
 }
 

@@ -1,3 +1,4 @@
+import EventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,10 +25,10 @@ public enum BoundedFile {
 
     public static func read(_ path: String, limit: Int) -> Result<[UInt8], Problem> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return .failure(.missing(String(cString: strerror(errno)))) }
+        guard fd >= 0 else { return .failure(.missing(SystemError.reason(errno))) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { return .failure(.unreadable(String(cString: strerror(errno)))) }
+        guard fstat(fd, &info) == 0 else { return .failure(.unreadable(SystemError.reason(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(kind(info.st_mode))) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
@@ -35,7 +36,7 @@ public enum BoundedFile {
             let count = Glibc.read(fd, &chunk, chunk.count)
             if count < 0 {
                 if errno == EINTR { continue }
-                return .failure(.unreadable(String(cString: strerror(errno))))
+                return .failure(.unreadable(SystemError.reason(errno)))
             }
             if count == 0 { return .success(bytes) }
             bytes += chunk.prefix(count)

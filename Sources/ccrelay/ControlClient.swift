@@ -73,10 +73,9 @@ struct ControlClient {
     /// announces a change of its control properties.
     func onPropertiesChanged(_ handler: @escaping () -> Void) {
         connection.loop.sync {
-            _ = connection.subscribe(
-                MatchRule(sender: ControlNames.busName, path: ControlNames.path, interface: "org.freedesktop.DBus.Properties",
-                          member: "PropertiesChanged", arg0: ControlNames.interface)
-            ) { _ in handler() }
+            _ = connection.subscribe(.propertiesChanged(sender: ControlNames.busName, path: ControlNames.path, of: ControlNames.interface)) {
+                _ in handler()
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import EventLoop
 import DesktopServices
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,6 @@ func execHelper(_ name: String, _ arguments: [String], for command: String) -> I
     }
     var argv = ([name] + arguments).map { strdup($0) } + [nil]
     execv(program, &argv)
-    Output.error("\(command): cannot run \(program): \(String(cString: strerror(errno)))")
+    Output.error("\(command): cannot run \(program): \(SystemError.reason(errno))")
     return ExitStatus.failure
 }

@@ -49,6 +49,27 @@ import Testing
         #expect(Set(dictionary.keys) == ["State", "Badge", "Label"])
     }
 
+    @Test func thePropertiesClientReadsAndWritesThem() async throws {
+        let (client, name) = (self.client, server.uniqueName)
+        let results = LockedBox<[String]>([])
+        client.loop.execute {
+            client.property(name, "/test/app/status", "test.Status", "State") { result in
+                results.set(results.get() + ["get \((try? result.get())?.get(String.self) ?? "?")"])
+            }
+            client.setProperty(name, "/test/app/status", "test.Status", "Label", .string("failing")) { error in
+                results.set(results.get() + ["set \(error == nil)"])
+                client.allProperties(name, "/test/app/status", "test.Status") { result in
+                    results.set(results.get() + ["all \((try? result.get())?["Label"]?.get(String.self) ?? "?")"])
+                }
+            }
+            client.setProperty(name, "/test/app/status", "test.Status", "Badge", .uint32(0)) { error in
+                results.set(results.get() + ["read-only \(error?.name == .propertyReadOnly)"])
+            }
+        }
+        #expect(await eventually(timeout: .seconds(10)) { results.get().count == 4 })
+        #expect(Set(results.get()) == ["get online", "set true", "all failing", "read-only true"])
+    }
+
     @Test func setWritesWritablePropertiesOnly() async throws {
         _ = try await properties("Set", [.string("test.Status"), .string("Label"), .variant(.string("failing"))])
         #expect(state.get() == "failing")
