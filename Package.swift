@@ -27,6 +27,10 @@ let package = Package(
         // The same scheduler on a dispatch queue, for the command line and tests (never the daemon).
         .target(name: "DispatchLoop", dependencies: ["EventLoop"]),
         .target(name: "DBus", dependencies: ["CDBus", "EventLoop"]),
+        // Awaited forms of the completion-based APIs, for the CLI and tests; the
+        // daemon depends on neither, so it has no Swift concurrency to reach for.
+        .target(name: "DBusAsync", dependencies: ["DBus", "EventLoop"]),
+        .target(name: "CCProtocolAsync", dependencies: ["CCProtocol", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
         .target(name: "FileAccess", dependencies: ["EventLoop"]),
         .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "SessionLogic", "FileAccess", "EventLoop"]),
@@ -34,22 +38,25 @@ let package = Package(
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
         .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "SessionLogic", "CLinux", "CSQLite", "FileAccess"]),
         .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "SessionLogic", "CCProtocol", "CLinux", "EventLoop"]),
-        .executableTarget(name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DispatchLoop"]),
+        .executableTarget(name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
-        .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "EventLoop"], path: "bench/keepalive-bench"),
+        .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 
-        .target(name: "TestSupport", dependencies: ["DBus", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "DispatchLoop"]),
-        .testTarget(name: "DBusTests", dependencies: ["DBus", "DispatchLoop", "TestSupport"]),
+        .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "SessionLogicTests", dependencies: ["SessionLogic"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),
-        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "SessionLogic", "TestSupport", "CCurl", "EventLoop"]),
-        .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DispatchLoop", "TestSupport"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "SessionLogic", "TestSupport", "CCurl", "EventLoop"]),
+        .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DBus", "DispatchLoop", "DesktopServices", "SessionLogic", "CCProtocol", "TestSupport", "CCurl", "CSQLite", "EventLoop"]),
+            dependencies: [
+                "DBus", "DBusAsync", "DispatchLoop", "DesktopServices", "SessionLogic", "CCProtocol", "CCProtocolAsync", "TestSupport",
+                "CCurl", "CSQLite", "EventLoop",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,7 @@ import Glibc
 /// network.
 ///
 /// Exchanges run one at a time, in the order they were asked for; their
-/// completions run on `loop`. The async methods hop onto the loop themselves.
+/// completions run on `loop` (the awaited forms are in CCProtocolAsync, which the daemon does not use).
 ///
 /// Confinement (why `@unchecked Sendable` is sound): every mutable property
 /// is used only on `loop`.
@@ -143,38 +143,6 @@ public final class CCClient: @unchecked Sendable {
     /// a fresh one (after a resume from sleep, or a network change). Then `completion`.
     public func dropConnection(completion: @escaping () -> Void) {
         enqueue(.dropConnection(completion))
-    }
-
-    // The same, awaited, from any context.
-
-    public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil) async
-        -> Exchange
-    {
-        await withCheckedContinuation { continuation in
-            loop.execute {
-                self.login(device: device, user: user, password: password, timeout: timeout) { continuation.resume(returning: $0) }
-            }
-        }
-    }
-
-    public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil) async
-        -> Exchange
-    {
-        await withCheckedContinuation { continuation in
-            loop.execute {
-                self.keepAlive(session: session, seq: seq, location: location, timeout: timeout) { continuation.resume(returning: $0) }
-            }
-        }
-    }
-
-    public func logout(session: String, timeout: Duration? = nil) async -> Exchange {
-        await withCheckedContinuation { continuation in
-            loop.execute { self.logout(session: session, timeout: timeout) { continuation.resume(returning: $0) } }
-        }
-    }
-
-    public func dropConnection() async {
-        await withCheckedContinuation { continuation in loop.execute { self.dropConnection { continuation.resume() } } }
     }
 
     private func enqueue(_ step: Step) {

@@ -16,15 +16,6 @@ public struct SecretService: Sendable {
 
     public init(connection: Connection) { self.connection = connection }
 
-    /// The stored password of `user`, or nil when the keyring has none.
-    public func password(user: String) async throws(DBusError) -> String? {
-        let connection = self.connection
-        let result: Result<String?, DBusError> = await withCheckedContinuation { continuation in
-            connection.loop.execute { self.password(user: user) { continuation.resume(returning: $0) } }
-        }
-        return try result.get()
-    }
-
     /// The stored password of `user` (nil when the keyring has none), handed
     /// to `completion` on the connection's loop; call it there. The daemon
     /// uses this form: no Swift concurrency on its loop.
@@ -97,48 +88,49 @@ public struct SecretService: Sendable {
         }
     }
 
-    /// Stores (or replaces) the password of `user` in the default keyring.
-    public func storePassword(_ password: String, user: String) async throws(DBusError) {
-        let session = try await openSession()
-        defer { closeSession(session) }
-        let alias = try await call(Self.path, Self.service, "ReadAlias", [.string("default")])
-        try alias.expect("o")
-        let collection: ObjectPath = try alias.argument(0)
-        guard collection != .root else {
-            throw DBusError(.failed, "the keyring has no default collection; create one in your keyring manager")
-        }
-        let properties: [String: Variant] = [
-            "org.freedesktop.Secret.Item.Label": Variant("CC Relay campus password for \(user)"),
-            "org.freedesktop.Secret.Item.Attributes": Variant(attributes(user).dbusValue),
-        ]
-        let secret = Value.structure([
-            .objectPath(session), .array(element: "y", []), .array(element: "y", password.utf8.map { .byte($0) }),
-            .string("text/plain; charset=utf8"),
-        ])
-        let reply = try await call(
-            collection, "org.freedesktop.Secret.Collection", "CreateItem", [properties.dbusValue, secret, .boolean(true)])
-        try reply.expect("oo")
-        let prompt: ObjectPath = try reply.argument(1)
-        if prompt != .root, try await runPrompt(prompt) == false {
-            throw DBusError(.accessDenied, "the keyring prompt was dismissed; nothing was saved")
+    /// Stores (or replaces) the password of `user` in the default keyring;
+    /// `completion` (on the loop) hears the error, if any. Call it on the loop.
+    public func storePassword(_ password: String, user: String, completion: @escaping (DBusError?) -> Void) {
+        connection.loop.preconditionIsCurrent()
+        request(Self.path, Self.service, "OpenSession", [.string("plain"), .variant(.string(""))], "vo") { opened in
+            let session: ObjectPath
+            do throws(DBusError) { session = try opened.get().argument(1) } catch { return completion(error) }
+            let finish = { (error: DBusError?) in
+                self.closeSession(session)
+                completion(error)
+            }
+            self.request(Self.path, Self.service, "ReadAlias", [.string("default")], "o") { alias in
+                let collection: ObjectPath
+                do throws(DBusError) { collection = try alias.get().argument(0) } catch { return finish(error) }
+                guard collection != .root else {
+                    return finish(DBusError(.failed, "the keyring has no default collection; create one in your keyring manager"))
+                }
+                let properties: [String: Variant] = [
+                    "org.freedesktop.Secret.Item.Label": Variant("CC Relay campus password for \(user)"),
+                    "org.freedesktop.Secret.Item.Attributes": Variant(self.attributes(user).dbusValue),
+                ]
+                let secret = Value.structure([
+                    .objectPath(session), .array(element: "y", []), .array(element: "y", password.utf8.map { .byte($0) }),
+                    .string("text/plain; charset=utf8"),
+                ])
+                self.request(collection, "org.freedesktop.Secret.Collection", "CreateItem",
+                             [properties.dbusValue, secret, .boolean(true)], "oo") { created in
+                    let prompt: ObjectPath
+                    do throws(DBusError) { prompt = try created.get().argument(1) } catch { return finish(error) }
+                    guard prompt != .root else { return finish(nil) }
+                    self.prompt(prompt) { dismissed in
+                        switch dismissed {
+                        case .success(true): finish(DBusError(.accessDenied, "the keyring prompt was dismissed; nothing was saved"))
+                        case .success(false): finish(nil)
+                        case .failure(let error): finish(error)
+                        }
+                    }
+                }
+            }
         }
     }
 
     private func attributes(_ user: String) -> [String: String] { ["application": "ccrelay", "user": user] }
-
-    private func call(_ path: ObjectPath, _ interface: String, _ member: String, _ body: [Value]) async throws(DBusError)
-        -> Message
-    {
-        try await connection.call(
-            .methodCall(destination: Self.busName, path: path, interface: interface, member: member, body: body),
-            timeout: .seconds(30))
-    }
-
-    private func openSession() async throws(DBusError) -> ObjectPath {
-        let reply = try await call(Self.path, Self.service, "OpenSession", [.string("plain"), .variant(.string(""))])
-        try reply.expect("vo")
-        return try reply.argument(1)
-    }
 
     /// Closes a session without waiting for the answer.
     private func closeSession(_ session: ObjectPath) {
@@ -148,16 +140,6 @@ public struct SecretService: Sendable {
         let connection = self.connection
         let message = close
         connection.loop.execute { _ = try? connection.send(message) }
-    }
-
-    /// Shows a keyring prompt (to unlock, or to confirm) and waits for it; true
-    /// when the user completed it, false when dismissed.
-    private func runPrompt(_ prompt: ObjectPath) async throws(DBusError) -> Bool {
-        let connection = self.connection
-        let dismissed: Result<Bool, DBusError> = await withCheckedContinuation { continuation in
-            connection.loop.execute { self.prompt(prompt) { continuation.resume(returning: $0) } }
-        }
-        return try !dismissed.get()
     }
 
     /// Shows a keyring prompt; `completion` (on the loop) hears whether it was dismissed.

@@ -1,4 +1,5 @@
 import DBus
+import DBusAsync
 import DesktopServices
 
 /// `ccrelay badge [show|clear]`: the unread count, from the daemon when it

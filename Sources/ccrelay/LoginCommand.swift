@@ -1,4 +1,5 @@
 import DBus
+import DBusAsync
 import DispatchLoop
 import Dispatch
 import DesktopServices
@@ -68,9 +69,12 @@ enum LoginCommand {
             return ExitStatus.failure
         }
         defer { connection.loop.sync { connection.close() } }
-        do {
-            try await SecretService(connection: connection).storePassword(password, user: user)
-        } catch {
+        let failure: DBusError? = await withCheckedContinuation { continuation in
+            connection.loop.execute {
+                SecretService(connection: connection).storePassword(password, user: user) { continuation.resume(returning: $0) }
+            }
+        }
+        if let error = failure {
             let hint = error.name == .serviceUnknown
                 ? "no keyring (Secret Service) is running in this session; start gnome-keyring or KWallet" : error.message
             Output.error("login: the keyring did not save the password: \(hint)")

@@ -1,4 +1,5 @@
 import DBus
+import DBusAsync
 import FoundationEssentials
 import DesktopServices
 

@@ -1,4 +1,5 @@
 import CCProtocol
+import CCProtocolAsync
 import Foundation
 import SessionLogic
 import TestSupport

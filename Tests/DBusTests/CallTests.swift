@@ -1,4 +1,5 @@
 import DBus
+import DBusAsync
 import DispatchLoop
 import Foundation
 import TestSupport

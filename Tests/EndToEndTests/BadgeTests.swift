@@ -1,4 +1,5 @@
 import DBus
+import DBusAsync
 import Foundation
 import TestSupport
 import Testing

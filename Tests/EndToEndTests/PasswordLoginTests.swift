@@ -1,5 +1,7 @@
 import CCProtocol
+import CCProtocolAsync
 import DBus
+import DBusAsync
 import Foundation
 import DesktopServices
 import TestSupport
@@ -21,7 +23,7 @@ import Testing
         #expect(!saved.standardOutput.contains("correct horse") && !saved.standardError.contains("correct horse"))
 
         let connection = try bus.connect(label: "secrets")
-        let secrets = SecretService(connection: connection)
+        let secrets = StoredPasswords(connection: connection)
         #expect(try await secrets.password(user: "20231234") == "correct horse 密码")
         #expect(try await secrets.password(user: "someone-else") == nil)
 
@@ -54,5 +56,18 @@ import Testing
         #expect(noUser.status == 2 && noUser.standardError.contains("--user"))
         let help = try run(Self.ccrelay, ["login", "--help"])
         #expect(help.status == 0 && help.standardOutput.contains("Secret Service"))
+    }
+}
+
+/// The keyring's passwords, awaited (SecretService answers on its connection's loop).
+private struct StoredPasswords {
+    let connection: Connection
+
+    func password(user: String) async throws(DBusError) -> String? {
+        let connection = self.connection
+        let result: Result<String?, DBusError> = await withCheckedContinuation { continuation in
+            connection.loop.execute { SecretService(connection: connection).password(user: user) { continuation.resume(returning: $0) } }
+        }
+        return try result.get()
     }
 }

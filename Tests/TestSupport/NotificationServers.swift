@@ -1,4 +1,5 @@
 import DBus
+import DBusAsync
 import Foundation
 
 /// The notification service name.
