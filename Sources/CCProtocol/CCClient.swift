@@ -23,6 +23,12 @@ public final class CCClient: @unchecked Sendable {
     private let userAgent: String
     private var easy: CurlEasy
     private var multi: CurlMulti?
+    /// One encoder for every request body (made once: it is not free).
+    private let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
     /// What waits behind the exchange in flight.
     private var waiting: [Step] = []
     private var busy = false
@@ -177,9 +183,7 @@ public final class CCClient: @unchecked Sendable {
     }
 
     private func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// One transfer in the multi handle; `completion` runs on the loop when it is over.

@@ -15,7 +15,8 @@ enum ReplyClassifier {
     static func classify(_ endpoint: Endpoint, status: Int, body: [UInt8], retryAfterHeader: String?) -> Outcome {
         let decoder = JSONDecoder()
         let data = Data(body)
-        let error = try? decoder.decode(Wire.ErrorReply.self, from: data)
+        // Decoded only for the statuses that carry one (not for every accepted keep-alive).
+        var error: Wire.ErrorReply? { try? decoder.decode(Wire.ErrorReply.self, from: data) }
         switch (endpoint, status) {
         case (.login, 200), (.login, 201):
             guard let reply = try? decoder.decode(Wire.LoginReply.self, from: data) else {
@@ -36,7 +37,8 @@ enum ReplyClassifier {
         case (.logout, 200), (.logout, 204), (.logout, 401), (.logout, 410):
             return .loggedOutByRequest
         case (.keepAlive, 401), (.keepAlive, 410):
-            return .loggedOut(reason: error?.reason.map { String($0.prefix(64)) } ?? "unknown", message: error?.message)
+            let reply = error
+            return .loggedOut(reason: reply?.reason.map { String($0.prefix(64)) } ?? "unknown", message: reply?.message)
         case (.keepAlive, 428):
             return .locationRequired(message: error?.message)
         case (_, 429):
@@ -48,8 +50,9 @@ enum ReplyClassifier {
                 case 409: .onlineElsewhere
                 default: .certificateRejected
                 }
-            let refusal = error?.error.flatMap(CredentialRefusal.init(rawValue:)) ?? fallback
-            return .credentialsRefused(refusal, message: error?.message)
+            let reply = error
+            let refusal = reply?.error.flatMap(CredentialRefusal.init(rawValue:)) ?? fallback
+            return .credentialsRefused(refusal, message: reply?.message)
         case (_, 500...599):
             return .serverError(status: status, message: error?.message)
         default:
