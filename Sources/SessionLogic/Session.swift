@@ -10,7 +10,7 @@
 public struct Session: Sendable {
     public private(set) var state: SessionState = .offline
     /// When the server will log this session out without an accepted keep-alive.
-    public private(set) var deadline: Instant?
+    public var deadline: Instant? { if case .holding(let deadline, _, _) = phase { deadline } else { nil } }
     public private(set) var interval: Duration = .seconds(60)
     public private(set) var timeout: Duration = .seconds(180)
     /// What the server last granted, bounded (`interval`/`timeout` follow from them).
@@ -28,18 +28,21 @@ public struct Session: Sendable {
     private var nextSend: Instant?
     /// The seq of the last report sent (1, 2, 3 … per session).
     public private(set) var seq: UInt64 = 0
-    /// The seq of the report not yet accepted: retries reuse it.
-    private var pendingSeq: UInt64?
+    /// Whether the client holds a session, and its facts.
+    private var phase = Phase.noSession
+    private enum Phase: Sendable {
+        case noSession
+        /// Logged in: the server's deadline; the seq of the report not yet
+        /// accepted (retries reuse it); whether it is a previous run's
+        /// session the server has not confirmed yet.
+        case holding(deadline: Instant, pendingSeq: UInt64?, restoredUnconfirmed: Bool)
+    }
+    /// The alerts of the episodes under way (failing, logged out, credentials, untrusted), each raised once.
+    private var shown: Set<AlertKind> = []
     private var failures = 0
     private var warned = false
-    private var failureAlertShown = false
     /// The session was lost (expiry or sleep) and is being won back.
     private var recovering = false
-    /// Carrying on with a previous run's session the server has not confirmed yet.
-    private var restoredUnconfirmed = false
-    private var logoutAlertShown = false
-    private var credentialsAlertShown = false
-    private var untrustedAlertShown = false
     /// The user logged out while a login was in flight: a session that login
     /// wins is ended at once (the user's last word wins).
     private var endGrantedSession = false
@@ -79,7 +82,7 @@ public struct Session: Sendable {
                 failures = 0
                 // After a refusal the credentials were changed: a kept connection
                 // (and its TLS session) would still present the refused ones.
-                if credentialsAlertShown { effects.append(.dropConnection) }
+                if shown.contains(.credentials) { effects.append(.dropConnection) }
                 beginLogin(now, &effects)
             }
         case .restore(let restored):
@@ -92,10 +95,8 @@ public struct Session: Sendable {
             (interval, timeout) = ServerTiming.effective(interval: restored.interval, timeout: restored.timeout)
             grantedInterval = restored.interval
             grantedTimeout = restored.timeout
-            deadline = now + min(restored.remaining, timeout)
+            phase = .holding(deadline: now + min(restored.remaining, timeout), pendingSeq: nil, restoredUnconfirmed: true)
             seq = restored.seq
-            pendingSeq = nil
-            restoredUnconfirmed = true
             set(.online, &effects)
             sendKeepAlive(now, &effects)
         case .timerFired:
@@ -103,7 +104,6 @@ public struct Session: Sendable {
         case .loginAnswered(let reply):
             guard inFlight == .login else { break }
             inFlight = nil
-            restoredUnconfirmed = false
             if wanted {
                 loginAnswered(reply, now, &effects)
             } else if case .loggedIn = reply, endGrantedSession {
@@ -131,13 +131,15 @@ public struct Session: Sendable {
         case .logout, .stop:
             let logout = event == .logout || settings.logoutOnExit
             if logout && deadline != nil { effects.append(.sendLogout) }
-            if logout { deadline = nil }
+            if logout { phase = .noSession }
             // A login under way is answered later: what it wins is ended then.
             if logout && inFlight == .login { endGrantedSession = true }
             if event == .stop { inFlight = nil }
             wanted = false
             nextSend = nil
-            pendingSeq = nil
+            if case .holding(let deadline, _, let unconfirmed) = phase {
+                phase = .holding(deadline: deadline, pendingSeq: nil, restoredUnconfirmed: unconfirmed)
+            }
             set(.offline, &effects)
             effects.append(.cancelTimer)
             return effects
@@ -173,14 +175,13 @@ public struct Session: Sendable {
             grantedInterval = newInterval
             grantedTimeout = newTimeout
             (interval, timeout) = ServerTiming.effective(interval: newInterval, timeout: newTimeout)
-            deadline = now + timeout
+            phase = .holding(deadline: now + timeout, pendingSeq: nil, restoredUnconfirmed: false)
             seq = 0
-            pendingSeq = nil
             nextSend = now + interval
             recovered(&effects)
             trusted(&effects)
-            if credentialsAlertShown {
-                credentialsAlertShown = false
+            if shown.contains(.credentials) {
+                shown.remove(.credentials)
                 effects.append(.close(.credentials))
             }
             set(.online, &effects)
@@ -188,11 +189,11 @@ public struct Session: Sendable {
         case .refused(let problem, _):
             wanted = false
             nextSend = nil
-            if recovering && !logoutAlertShown {
-                logoutAlertShown = true
+            if recovering && !shown.contains(.loggedOut) {
+                shown.insert(.loggedOut)
                 effects.append(.post(.loggedOut(message: nil)))
             }
-            credentialsAlertShown = true
+            shown.insert(.credentials)
             effects.append(.post(.credentials(problem)))
             set(.loggedOut, &effects)
         case .noNetwork:
@@ -211,9 +212,9 @@ public struct Session: Sendable {
         case .transientFailure:
             failures += 1
             nextSend = retry(now, cap: loginBackoffCap)
-            if recovering && !logoutAlertShown {
+            if recovering && !shown.contains(.loggedOut) {
                 // The session is gone and winning it back failed: tell the user once.
-                logoutAlertShown = true
+                shown.insert(.loggedOut)
                 effects.append(.post(.loggedOut(message: nil)))
             }
             set(.loggingIn, &effects)
@@ -223,13 +224,17 @@ public struct Session: Sendable {
     // MARK: Keep-alive
 
     private mutating func sendKeepAlive(_ now: Instant, _ effects: inout [SessionEffect]) {
-        guard let deadline, networkUp, !asleep, inFlight == nil else { return }
+        guard case .holding(let deadline, let pending, let unconfirmed) = phase, networkUp, !asleep, inFlight == nil else { return }
         // Found by fuzzing: a keep-alive due after the deadline (before a
         // sleep, say) would go out with no time left. The session is lost.
         guard deadline > now else { return lost(now, &effects) }
-        if pendingSeq == nil {
+        let reportSeq: UInt64
+        if let pending {
+            reportSeq = pending
+        } else {
             seq += 1
-            pendingSeq = seq
+            reportSeq = seq
+            phase = .holding(deadline: deadline, pendingSeq: reportSeq, restoredUnconfirmed: unconfirmed)
         }
         inFlight = .keepAlive
         sentAt = now
@@ -240,29 +245,26 @@ public struct Session: Sendable {
         let limit = min(
             settings.requestTimeout, max(interval, settings.minimumRequestTimeout),
             max(remaining / 2, min(remaining, .seconds(1))))
-        effects.append(.sendKeepAlive(seq: pendingSeq!, timeout: limit))
+        effects.append(.sendKeepAlive(seq: reportSeq, timeout: limit))
     }
 
     private mutating func keepAliveAnswered(_ reply: KeepAliveAnswer, _ now: Instant, _ effects: inout [SessionEffect]) {
         switch reply {
         case .accepted(let newInterval, let newTimeout, let notices):
-            restoredUnconfirmed = false
             grantedInterval = newInterval ?? grantedInterval
             grantedTimeout = newTimeout ?? grantedTimeout
             (interval, timeout) = ServerTiming.effective(interval: grantedInterval, timeout: grantedTimeout)
-            deadline = now + timeout
-            pendingSeq = nil
+            phase = .holding(deadline: now + timeout, pendingSeq: nil, restoredUnconfirmed: false)
             nextSend = now + interval
             recovered(&effects)
             trusted(&effects)
             set(.online, &effects)
             show(notices, &effects)
         case .loggedOut(let reason, let message):
-            deadline = nil
-            pendingSeq = nil
-            if reason == .expired && wanted && restoredUnconfirmed {
+            let unconfirmed = if case .holding(_, _, true) = phase { true } else { false }
+            phase = .noSession
+            if reason == .expired && wanted && unconfirmed {
                 // The previous run's session ran out while no daemon was there: log in quietly.
-                restoredUnconfirmed = false
                 beginLogin(now, &effects)
             } else if reason == .expired && settings.autoRelogin && wanted {
                 recovering = true
@@ -270,15 +272,15 @@ public struct Session: Sendable {
             } else {
                 wanted = false
                 nextSend = nil
-                logoutAlertShown = true
+                shown.insert(.loggedOut)
                 effects.append(.post(.loggedOut(message: message)))
                 set(.loggedOut, &effects)
             }
         case .refused(let problem, _):
-            deadline = nil
+            phase = .noSession
             wanted = false
             nextSend = nil
-            credentialsAlertShown = true
+            shown.insert(.credentials)
             effects.append(.post(.credentials(problem)))
             set(.loggedOut, &effects)
         case .rateLimited(let retryAfter):
@@ -305,29 +307,29 @@ public struct Session: Sendable {
 
     /// After an accepted keep-alive or a login: close the failure alert.
     private mutating func recovered(_ effects: inout [SessionEffect]) {
-        if failureAlertShown || recovering {
+        if shown.contains(.keepAliveFailing) || recovering {
             effects.append(.post(.backOnline))
-            if failureAlertShown { effects.append(.close(.keepAliveFailing)) }
-            if logoutAlertShown { effects.append(.close(.loggedOut)) }
+            if shown.contains(.keepAliveFailing) { effects.append(.close(.keepAliveFailing)) }
+            if shown.contains(.loggedOut) { effects.append(.close(.loggedOut)) }
         }
         failures = 0
         warned = false
-        failureAlertShown = false
+        shown.remove(.keepAliveFailing)
         recovering = false
-        logoutAlertShown = false
+        shown.remove(.loggedOut)
     }
 
     /// The server could not be verified: say so once per episode.
     private mutating func distrusted(_ problem: ServerTrustProblem, _ effects: inout [SessionEffect]) {
-        guard !untrustedAlertShown else { return }
-        untrustedAlertShown = true
+        guard !shown.contains(.serverUntrusted) else { return }
+        shown.insert(.serverUntrusted)
         effects.append(.post(.serverUntrusted(problem)))
     }
 
     /// A verified answer: the untrusted episode is over.
     private mutating func trusted(_ effects: inout [SessionEffect]) {
-        guard untrustedAlertShown else { return }
-        untrustedAlertShown = false
+        guard shown.contains(.serverUntrusted) else { return }
+        shown.remove(.serverUntrusted)
         effects.append(.close(.serverUntrusted))
     }
 
@@ -338,7 +340,7 @@ public struct Session: Sendable {
     private mutating func warnIfNeeded(_ now: Instant, _ effects: inout [SessionEffect]) {
         guard !warned, failures > 0, let deadline, deadline - now < settings.warnBefore else { return }
         warned = true
-        failureAlertShown = true
+        shown.insert(.keepAliveFailing)
         let seconds = Int((deadline - now).components.seconds)
         effects.append(.post(.keepAliveFailing(remainingSeconds: seconds)))
     }
@@ -363,8 +365,7 @@ public struct Session: Sendable {
     /// The deadline passed without an accepted keep-alive: the server has
     /// logged the session out.
     private mutating func lost(_ now: Instant, _ effects: inout [SessionEffect]) {
-        deadline = nil
-        pendingSeq = nil
+        phase = .noSession
         nextSend = nil
         recovering = true
         // Winning the session back is a new phase: the keep-alive failures
@@ -374,7 +375,7 @@ public struct Session: Sendable {
             beginLogin(now, &effects)
         } else {
             wanted = false
-            logoutAlertShown = true
+            shown.insert(.loggedOut)
             effects.append(.post(.loggedOut(message: nil)))
             set(.loggedOut, &effects)
         }
