@@ -185,12 +185,6 @@ extension Daemon: ControlTarget {
             interval: saved.interval, timeout: saved.timeout, remaining: .milliseconds(Int(remaining * 1000)), seq: saved.seq)
     }
 
-    /// Remembers what went wrong with an exchange, for `GetStatus`; a success keeps the last problem.
-    func noteProblem(_ exchange: Exchange) {
-        guard let problem = exchange.outcome.problem else { return }
-        lastProblem = problem
-    }
-
     // MARK: ControlTarget
 
     func status() -> DaemonStatus {

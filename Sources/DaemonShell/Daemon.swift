@@ -319,14 +319,10 @@ public final class Daemon {
         case .sendKeepAlive(let seq, let timeout):
             guard let token else { return }
             client.keepAlive(session: token, seq: seq, location: fixForKeepAlive(), timeout: timeout) { exchange in
-                self.noteProblem(exchange)
-                self.noteDroppedNotices(exchange)
-                switch exchange.outcome {
-                case .locationRequired: self.keepAliveLocation(rejected: true)
-                case .accepted: self.keepAliveLocation(rejected: false)
-                default: break
-                }
-                self.handle(.keepAliveAnswered(Self.keepAliveAnswer(exchange)))
+                let reading = KeepAliveReading(exchange)
+                self.note(reading.problem, droppedNotices: reading.droppedNotices)
+                if let rejected = reading.locationRejected { self.keepAliveLocation(rejected: rejected) }
+                self.handle(.keepAliveAnswered(reading.answer))
             }
         case .sendLogout:
             guard let token else { return }
@@ -349,97 +345,28 @@ public final class Daemon {
 
     private func login(user: String?, password: String?, timeout: Duration) {
         client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
-            if case .loggedIn(let grant) = exchange.outcome {
+            let reading = LoginReading(exchange)
+            if let grant = reading.grant {
                 self.token = grant.session
                 self.ip = grant.ip
-                self.serverAsks(ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
+                self.serverAsks(grant.location)
             }
-            self.noteProblem(exchange)
-            self.noteDroppedNotices(exchange)
-            self.handle(.loginAnswered(Self.loginAnswer(exchange)))
+            self.note(reading.problem, droppedNotices: reading.droppedNotices)
+            self.handle(.loginAnswered(reading.answer))
         }
     }
 
     /// PROTOCOL.md's leniency: a malformed notice is dropped and the reply
     /// stands; said once per run (a server may send it with every reply).
-    private func noteDroppedNotices(_ exchange: Exchange) {
-        let dropped =
-            switch exchange.outcome {
-            case .loggedIn(let grant): grant.droppedNotices
-            case .accepted(let grant): grant.droppedNotices
-            default: 0
-            }
+    private func noteDroppedNotices(_ dropped: Int) {
         guard dropped > 0, !droppedNoticesLogged else { return }
         droppedNoticesLogged = true
         log("the server sent \(dropped) malformed (or too many) notices; dropped them, the rest of the reply stands")
     }
 
-    /// A login's exchange, in the state machine's terms.
-    static func loginAnswer(_ exchange: Exchange) -> LoginAnswer {
-        if case .loggedIn(let grant) = exchange.outcome {
-            return .loggedIn(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
-        }
-        return switch failure(exchange.outcome) {
-        case .refused(let problem, let message): .refused(problem, message: message)
-        case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
-        case .transient(let what): .transientFailure(what)
-        case .noNetwork: .noNetwork
-        case .untrusted(let problem): .untrusted(problem)
-        }
-    }
-
-    /// A keep-alive's exchange, in the state machine's terms.
-    static func keepAliveAnswer(_ exchange: Exchange) -> KeepAliveAnswer {
-        switch exchange.outcome {
-        case .accepted(let grant):
-            return .accepted(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
-        case .loggedOutByRequest: return .loggedOut(reason: .requested, message: nil)
-        case .loggedOut(let reason, let message): return .loggedOut(reason: LogoutReason(wire: reason), message: message)
-        default:
-            return switch failure(exchange.outcome) {
-            case .refused(let problem, let message): .refused(problem, message: message)
-            case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
-            case .transient(let what): .transientFailure(what)
-            case .noNetwork: .noNetwork
-            case .untrusted(let problem): .untrusted(problem)
-            }
-        }
-    }
-
-    private static func notices(_ list: [Notice]) -> [NoticeInfo] {
-        list.map { NoticeInfo(id: $0.id, title: $0.title, body: $0.body, urgency: Urgency(noticeText: $0.urgency)) }
-    }
-
-    /// The ways an exchange can fail, the same for both requests.
-    private enum Failure {
-        case refused(CredentialProblem, String?)
-        case rateLimited(Int?)
-        case transient(String)
-        case noNetwork
-        case untrusted(ServerTrustProblem)
-    }
-
-    private static func failure(_ outcome: Outcome) -> Failure {
-        switch outcome {
-        case .loggedIn, .accepted, .loggedOutByRequest, .loggedOut: return .transient("an answer that does not fit the request")
-        case .locationRequired: return .transient("the campus requires a location fix")
-        case .rateLimited(let retryAfter): return .rateLimited(retryAfter)
-        case .credentialsRefused(let refusal, let message):
-            let problem: CredentialProblem =
-                switch refusal {
-                case .certificateRejected: .certificateRejected
-                case .badCredentials: .badPassword
-                case .accountDisabled: .accountDisabled
-                case .quotaExhausted: .quotaExhausted
-                case .onlineElsewhere: .onlineElsewhere
-                }
-            return .refused(problem, message)
-        case .serverError(let status, _): return .transient("HTTP \(status)")
-        case .transportFailure(.noNetwork): return .noNetwork
-        case .transportFailure(.serverUntrusted(let problem, _)): return .untrusted(problem)
-        case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), nil)
-        case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), nil)
-        case .transportFailure(let failure): return .transient(failure.problem.code)
-        }
+    /// What every exchange leaves behind: its problem (for `GetStatus`) and dropped notices.
+    private func note(_ problem: ProblemReport?, droppedNotices: Int) {
+        if let problem { lastProblem = problem }
+        noteDroppedNotices(droppedNotices)
     }
 }
