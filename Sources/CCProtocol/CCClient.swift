@@ -5,6 +5,17 @@ import FoundationEssentials
 import Glibc
 #endif
 
+/// The CC/1 exchanges the daemon shell makes, one at a time in the order
+/// asked, each answered on the shell's loop: `CCClient` over libcurl, or a
+/// scripted server in the shell's unit tests.
+public protocol CCTransport: AnyObject {
+    func login(device: String, user: String?, password: String?, timeout: Duration?, completion: @escaping (Exchange) -> Void)
+    func keepAlive(session: String, seq: UInt64, location: LocationFix?, timeout: Duration?, completion: @escaping (Exchange) -> Void)
+    func logout(session: String, timeout: Duration?, completion: @escaping (Exchange) -> Void)
+    /// Drops the kept connection in turn; the next request opens a fresh one.
+    func dropConnection(completion: @escaping () -> Void)
+}
+
 /// The CC/1 client: one reused libcurl easy handle per server in a multi
 /// handle on the caller's event loop, so keep-alives travel on one kept-alive
 /// TLS connection with a cached TLS session, and the loop never blocks on the
@@ -15,7 +26,7 @@ import Glibc
 ///
 /// Confinement (why `@unchecked Sendable` is sound): every mutable property
 /// is used only on `loop`.
-public final class CCClient: @unchecked Sendable {
+public final class CCClient: CCTransport, @unchecked Sendable {
     public let configuration: ServerConfiguration
     public let loop: any EventScheduler
     private let base: ServerURL

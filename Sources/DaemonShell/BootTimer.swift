@@ -1,14 +1,10 @@
 import EventLoop
 import SessionLogic
 
-/// The suspend-aware clock (CLOCK_BOOTTIME) and the session's timer: a
-/// loop timer on that clock, so a deadline set before a suspend fires right
+/// The session's timer: a loop timer on the suspend-aware clock (CLOCK_BOOTTIME), so a deadline set before a suspend fires right
 /// after resume instead of an uptime later.
 final class BootTimer {
     private let timer: any LoopTimer
-
-    /// Now on CLOCK_BOOTTIME.
-    static func now() -> Instant { Instant(sinceBoot: BootClock.now()) }
 
     /// Time spent asleep since boot: CLOCK_BOOTTIME minus CLOCK_MONOTONIC.
     static func sleptSinceBoot() -> Duration { BootClock.sleptSinceBoot() }

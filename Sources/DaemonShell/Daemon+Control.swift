@@ -142,7 +142,7 @@ extension Daemon: ControlTarget {
     func saveSession() {
         guard let store else { return }
         var snapshot: SessionSnapshot?
-        if let token, let remaining = session.remaining(at: BootTimer.now()), remaining > .zero {
+        if let token, let remaining = session.remaining(at: now()), remaining > .zero {
             snapshot = SessionSnapshot(
                 server: configuration.serverURL, account: account, token: token, ip: ip,
                 interval: Int(session.interval.components.seconds), timeout: Int(session.timeout.components.seconds),
@@ -188,12 +188,12 @@ extension Daemon: ControlTarget {
     // MARK: ControlTarget
 
     func status() -> DaemonStatus {
-        let remaining = session.remaining(at: BootTimer.now()).map { max(0, $0.components.seconds) }
+        let remaining = session.remaining(at: now()).map { max(0, $0.components.seconds) }
         return DaemonStatus(
             state: session.state.rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
             ip: ip, server: configuration.serverURL, lastError: lastProblem?.sentence ?? "",
             lastErrorCode: lastProblem?.code ?? "",
-            nextAttempt: session.nextAttempt(at: BootTimer.now()).map { Int64($0.components.seconds) },
+            nextAttempt: session.nextAttempt(at: now()).map { Int64($0.components.seconds) },
             interval: UInt32(clamping: session.interval.components.seconds),
             timeout: UInt32(clamping: session.timeout.components.seconds), location: locationStatus, version: version)
     }

@@ -26,7 +26,7 @@ extension Daemon {
 
     /// A keep-alive goes out: the fix it carries (and a source with a problem is asked again).
     func fixForKeepAlive() -> LocationFix? {
-        let (fix, effects) = location.tracker.keepAliveGoesOut(at: BootTimer.now(), interval: session.interval)
+        let (fix, effects) = location.tracker.keepAliveGoesOut(at: now(), interval: session.interval)
         apply(effects)
         return fix
     }
@@ -62,7 +62,7 @@ extension Daemon {
     private func makeLocationSource() -> LocationSource {
         let report: (LocationReport<LocationFix>) -> Void = { [weak self] report in
             guard let self else { return }
-            self.apply(self.location.tracker.reported(report, at: BootTimer.now()))
+            self.apply(self.location.tracker.reported(report, at: now()))
         }
         let portal =
             switch configuration.locationSource {

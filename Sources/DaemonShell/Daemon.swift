@@ -24,7 +24,7 @@ public final class Daemon {
     private var fileWatch: FileWatch?
     /// Waits for the credential files to be quiet for a second after a change.
     private var fileSettle: (any LoopTimer)?
-    private let client: CCClient
+    private let client: any CCTransport
     var bus: Connection
     private var notifier: Notifier
     private var reconnectDelay: Duration = .seconds(1)
@@ -55,17 +55,20 @@ public final class Daemon {
     var badge = BadgeState(count: 0, urgent: false)
     var location: DaemonLocation
 
+    /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
+    func now() -> Instant { Instant(sinceBoot: loop.now) }
+
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
     public init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
-                log: @escaping (String) -> Void) throws {
+                transport: (any CCTransport)? = nil, log: @escaping (String) -> Void) throws {
         self.loop = loop
         self.configuration = configuration
         self.configurationPath = configurationPath
         self.version = version
         location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
-        client = try CCClient(
+        client = try transport ?? CCClient(
             configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
         bus = try Connection(bus: .session, loop: loop)
         notifier = Notifier(connection: bus, log: log)
@@ -74,7 +77,7 @@ public final class Daemon {
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
         settings.notices = configuration.notices
-        journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: BootTimer.now)
+        journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
@@ -122,7 +125,7 @@ public final class Daemon {
         SystemdNotify.send("STOPPING=1")
         timer?.disarm()
         stopLocation()
-        apply(session.handle(.stop, at: BootTimer.now()).filter { $0 == .sendLogout })
+        apply(session.handle(.stop, at: now()).filter { $0 == .sendLogout })
         saveSession()
         // Requests run in order: this comes after the logout.
         client.dropConnection { done() }
@@ -264,7 +267,7 @@ public final class Daemon {
 
     func handle(_ event: SessionEvent) {
         loop.preconditionIsCurrent()
-        apply(session.handle(event, at: BootTimer.now()))
+        apply(session.handle(event, at: now()))
         switch event {
         case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged()
         default: break

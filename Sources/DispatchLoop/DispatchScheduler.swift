@@ -18,6 +18,8 @@ public final class DispatchScheduler: EventScheduler, @unchecked Sendable {
 
     public var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == ObjectIdentifier(self) }
 
+    public var now: Duration { BootClock.now() }
+
     public func execute(_ work: @escaping @Sendable () -> Void) { queue.async(execute: work) }
 
     public func sync<T>(_ work: () throws -> T) rethrows -> T {
@@ -120,6 +122,8 @@ private final class SourceTimer: LoopTimer, @unchecked Sendable {
         source.resume()
         self.source = source
     }
+
+    func arm(after delay: Duration) { arm(at: BootClock.now() + delay) }
 
     func disarm() {
         source?.cancel()

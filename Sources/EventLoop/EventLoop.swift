@@ -54,6 +54,8 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
 
     public var isCurrent: Bool { pthread_equal(pthread_self(), owner) != 0 }
 
+    public var now: Duration { BootClock.now() }
+
     // MARK: Running
 
     /// Runs on the calling thread until `stop` (which may come from a callback).
@@ -315,6 +317,8 @@ private final class EpollTimer: LoopTimer {
         self.deadline = deadline
         loop?.armed(self)
     }
+
+    func arm(after delay: Duration) { arm(at: BootClock.now() + delay) }
 
     func disarm() {
         guard deadline != nil else { return }

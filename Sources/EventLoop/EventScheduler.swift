@@ -27,13 +27,10 @@ public protocol IOWatch: AnyObject {
 public protocol LoopTimer: AnyObject {
     /// Fires once at `deadline` (on `BootClock`), replacing any earlier arming; one in the past fires at once.
     func arm(at deadline: Duration)
+    /// Fires once `delay` from now (its scheduler's now).
+    func arm(after delay: Duration)
     /// Stops it from firing until armed again.
     func disarm()
-}
-
-extension LoopTimer {
-    /// Fires once `delay` from now.
-    public func arm(after delay: Duration) { arm(at: BootClock.now() + delay) }
 }
 
 /// Where callbacks run: one thread (or serial queue) that owns the libraries'
@@ -43,6 +40,9 @@ extension LoopTimer {
 /// Watches and timers are made and changed only on the scheduler
 /// (`isCurrent`); `execute` and `sync` may be called from anywhere.
 public protocol EventScheduler: AnyObject, Sendable {
+    /// Now on this scheduler's clock: `BootClock` for the real loops, a
+    /// virtual clock for `ManualLoop`.
+    var now: Duration { get }
     /// True when running on this scheduler.
     var isCurrent: Bool { get }
     /// Runs `work` on the scheduler soon, after what is running now.

@@ -133,3 +133,58 @@ import Testing
     }
 }
 
+
+/// The embedded loop unit tests drive components with: virtual time, timers
+/// fired in deadline order at their deadlines, work run when told.
+@Suite struct ManualLoopTests {
+    @Test func advancingFiresTimersInOrderAtTheirDeadlines() {
+        let loop = ManualLoop(now: .seconds(100))
+        var fired: [(String, Duration)] = []
+        let late = loop.makeTimer { fired.append(("late", loop.now)) }
+        let early = loop.makeTimer { fired.append(("early", loop.now)) }
+        late.arm(after: .seconds(30))
+        early.arm(at: .seconds(110))
+        loop.advance(by: .seconds(20))
+        #expect(fired.map(\.0) == ["early"] && fired.map(\.1) == [.seconds(110)])
+        #expect(loop.now == .seconds(120))
+        loop.advance(by: .seconds(20))
+        #expect(fired.map(\.0) == ["early", "late"] && fired[1].1 == .seconds(130))
+    }
+
+    @Test func aTimerThatArmsItselfAgainFiresOnEveryPeriod() {
+        let loop = ManualLoop()
+        var ticks = 0
+        var timer: (any LoopTimer)?
+        timer = loop.makeTimer {
+            ticks += 1
+            timer?.arm(after: .seconds(10))
+        }
+        timer?.arm(after: .seconds(10))
+        loop.advance(by: .seconds(95))
+        #expect(ticks == 9)
+        timer?.disarm()
+        loop.advance(by: .seconds(100))
+        #expect(ticks == 9)
+    }
+
+    @Test func workRunsWhenTheLoopRunsAndReadinessReachesItsWatches() {
+        let loop = ManualLoop()
+        let seen = Seen()
+        loop.execute { seen.items.append("work") }
+        #expect(seen.items.isEmpty)
+        let watch = loop.watch(7, for: .readable) { seen.items.append("ready \($0.contains(.readable))") }
+        loop.ready(7, [.readable, .writable])
+        #expect(seen.items == ["work", "ready true"])
+        #expect(loop.watched == [7: .readable])
+        watch.cancel()
+        loop.ready(7, .readable)
+        #expect(seen.items.count == 2)
+        #expect(loop.watched.isEmpty)
+    }
+}
+
+/// What a single-threaded test saw (handed to `execute`, which wants a Sendable closure).
+private final class Seen: @unchecked Sendable {
+    // Confinement: used by one test thread (a ManualLoop runs on its caller's).
+    var items: [String] = []
+}
