@@ -7,58 +7,12 @@ import SessionLogic
 import Glibc
 #endif
 
-/// The daemon's face on the session bus — its name, the control API, the
-/// LauncherEntry badge — and what it keeps in the `AlertStore`: the journal,
+/// What the control API asks of the daemon, the badge it announces through
+/// its desktop face, and what it keeps in the `AlertStore`: the journal,
 /// acknowledgements, the saved session. All on `loop`, like the rest.
 extension Daemon: ControlTarget {
-    // MARK: Bus name and objects
-
-    /// Exports the control object and the LauncherEntry (on `loop`).
-    func exportObjects() {
-        bus.export([ControlAPI.interface(for: self)], at: ControlNames.path)
-        bus.export([LauncherEntry.interface { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) }],
-                   at: LauncherEntry.path)
-    }
-
-    /// Takes `io.github.ccrelay.CCRelay` (on `loop`); when another daemon has
-    /// it, `done` gets an error saying which process that is and how to stop it.
-    /// Completion calls, not async ones: Swift concurrency (and libdispatch's
-    /// global queues) would start libdispatch's worker-pool monitor, which
-    /// wakes the process every second for the rest of its life.
-    func claimBusName(done: @escaping (RelayError?) -> Void) {
-        loop.preconditionIsCurrent()
-        let connection = bus
-        connection.requestName(ControlNames.busName) { reply in
-            guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
-                if case .failure(let error) = reply { return done(RelayError("cannot claim \(ControlNames.busName): \(error.message)")) }
-                return done(nil)
-            }
-            func refuse(_ who: String) {
-                done(RelayError(
-                    "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
-                        + "Use that one, or stop it first (systemctl --user stop ccrelay)."))
-            }
-            connection.nameOwner(ControlNames.busName) { owner in
-                guard case .success(let owner?) = owner else { return refuse("another process") }
-                connection.call(.methodCall(
-                    destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
-                    member: "GetConnectionUnixProcessID", body: [.string(owner)])
-                ) { reply in
-                    guard let pid = try? reply.get().argument(0, as: UInt32.self) else { return refuse(owner) }
-                    refuse("process \(pid) (\(owner))")
-                }
-            }
-        }
-    }
-
     /// Emits `PropertiesChanged` for the named control properties.
-    func announceProperties(_ names: [String]) {
-        do {
-            try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: names)
-        } catch {
-            log("cannot announce \(names.joined(separator: ", ")): \(error.message)")
-        }
-    }
+    func announceProperties(_ names: [String]) { desktop.announce(names) }
 
     // MARK: Journal and badge
 
@@ -87,11 +41,7 @@ extension Daemon: ControlTarget {
         guard current != badge || announce else { return }
         let changed = current.count != badge.count
         badge = current
-        do {
-            try LauncherEntry.announce(current, on: bus)
-        } catch {
-            log("cannot announce the badge: \(error.message)")
-        }
+        desktop.announceBadge(current)
         if changed || announce { announceProperties(["Badge"]) }
     }
 

@@ -70,9 +70,11 @@ extension Daemon {
             case .geoclue: false
             case .auto: access("/.flatpak-info", F_OK) == 0
             }
-        log("location: asking \(portal ? "the Location portal" : "GeoClue") for fixes")
-        return portal
-            ? PortalLocation(loop: loop, connection: bus, log: log, report: report)
-            : GeoClueLocation(loop: loop, desktopID: ControlNames.busName, log: log, report: report)
+        if portal, let connection = desktop.connection {
+            log("location: asking the Location portal for fixes")
+            return PortalLocation(loop: loop, connection: connection, log: log, report: report)
+        }
+        log("location: asking GeoClue for fixes")
+        return GeoClueLocation(loop: loop, desktopID: ControlNames.busName, log: log, report: report)
     }
 }

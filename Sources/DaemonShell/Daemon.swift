@@ -25,15 +25,14 @@ public final class Daemon {
     /// Waits for the credential files to be quiet for a second after a change.
     private var fileSettle: (any LoopTimer)?
     private let client: any CCTransport
-    var bus: Connection
-    private var notifier: Notifier
-    private var reconnectDelay: Duration = .seconds(1)
-    private var reconnectTimer: (any LoopTimer)?
+    /// The session bus face, the notification server and the keyring.
+    let desktop: any DesktopFace
+    private let makeSystemWatch: (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?
     private var periodic: [any LoopTimer] = []
     let log: (String) -> Void
     var session: Session
     private var timer: BootTimer?
-    private var systemWatch: SystemWatch?
+    private var systemWatch: (any SystemWatching)?
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
     private var sleptSoFar: Duration = .zero
     var token: String?
@@ -60,24 +59,38 @@ public final class Daemon {
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) and the session bus.
-    public init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
-                transport: (any CCTransport)? = nil, log: @escaping (String) -> Void) throws {
+    public convenience init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
+                            log: @escaping (String) -> Void) throws {
+        try self.init(
+            configuration: configuration, configurationPath: configurationPath, version: version, loop: loop,
+            transport: CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop),
+            desktop: SessionBusFace(loop: loop, log: log),
+            systemWatch: { [loop] onEvent in SystemWatch(loop: loop, log: log, onEvent: onEvent) },
+            storePath: AlertStore.defaultPath(), log: log)
+    }
+
+    /// The daemon with its ports given: the loop (and its clock), the CC/1
+    /// transport, the desktop face, the system watch (logind and
+    /// NetworkManager; nil for none), the journal's file.
+    init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
+         transport: any CCTransport, desktop: any DesktopFace,
+         systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
+         storePath: String, log: @escaping (String) -> Void) {
         self.loop = loop
         self.configuration = configuration
         self.configurationPath = configurationPath
         self.version = version
         location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
-        client = try transport ?? CCClient(
-            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
-        bus = try Connection(bus: .session, loop: loop)
-        notifier = Notifier(connection: bus, log: log)
+        client = transport
+        self.desktop = desktop
+        makeSystemWatch = systemWatch
         var settings = SessionSettings()
         settings.warnBefore = .seconds(configuration.warnBefore)
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
         settings.notices = configuration.notices
-        journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
+        journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
         var name = [CChar](repeating: 0, count: 256)
         gethostname(&name, name.count - 1)
@@ -90,8 +103,9 @@ public final class Daemon {
     /// runs on `loop`, with the error when the daemon cannot start. Call it on `loop`.
     public func start(done: @escaping (Error?) -> Void) {
         loop.preconditionIsCurrent()
-        exportObjects()
-        claimBusName { error in
+        desktop.onAlertEvent = { [weak self] event in self?.notifierEvent(event) }
+        desktop.onReconnected = { [weak self] in self?.sessionBusReturned() }
+        desktop.start(serving: self, badge: { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) }) { error in
             if let error { return done(error) }
             self.startSession()
             done(nil)
@@ -101,12 +115,8 @@ public final class Daemon {
     private func startSession() {
         timer = BootTimer(loop: loop) { [weak self] in self?.timerFired() }
         sleptSoFar = BootTimer.sleptSinceBoot()
-        notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
-        notifier.start()
-        let watch = SystemWatch(loop: loop, log: log) { [weak self] event in self?.handle(event) }
-        systemWatch = watch
-        watch.start()
-        watchSessionBus()
+        systemWatch = makeSystemWatch { [weak self] event in self?.handle(event) }
+        systemWatch?.start()
         startPeriodicWork()
         watchFiles()
         refreshBadge(announce: true)
@@ -131,45 +141,11 @@ public final class Daemon {
         client.dropConnection { done() }
     }
 
-    /// Reconnects to the session bus with back-off when it goes away (a
-    /// restarted session bus), then announces everything again.
-    private func watchSessionBus() {
-        bus.onDisconnect = { [weak self] in
-            guard let self else { return }
-            self.log("the session bus went away; reconnecting")
-            self.reconnect()
-        }
-    }
-
-    private func reconnect() {
-        let timer = reconnectTimer ?? loop.makeTimer { [weak self] in self?.reconnectNow() }
-        reconnectTimer = timer
-        timer.arm(after: reconnectDelay)
-    }
-
-    private func reconnectNow() {
-        do {
-                let connection = try Connection(bus: .session, loop: self.loop)
-                self.notifier.stop()
-                self.bus = connection
-                self.notifier = Notifier(connection: connection, log: self.log)
-                if self.location.source is PortalLocation {
-                    // The portal source used the old connection: start again on the new one.
-                    self.stopLocation()
-                    self.startLocation()
-                }
-                self.notifier.onEvent = { [weak self] event in self?.notifierEvent(event) }
-                self.notifier.start()
-                self.reconnectDelay = .seconds(1)
-                self.watchSessionBus()
-                self.exportObjects()
-                self.refreshBadge(announce: true)
-                self.claimBusName { error in if let error { self.log("\(error)") } }
-                self.log("reconnected to the session bus")
-            } catch {
-                self.reconnectDelay = min(self.reconnectDelay * 2, .seconds(60))
-                self.reconnect()
-            }
+    /// The session bus came back: a portal location source used the old connection.
+    private func sessionBusReturned() {
+        guard location.source is PortalLocation else { return }
+        stopLocation()
+        startLocation()
     }
 
     /// The systemd watchdog (when WatchdogSec= asks for it) and the daily
@@ -289,7 +265,7 @@ public final class Daemon {
         for (index, effect) in effects.enumerated() {
             if case .post(let subject) = effect {
                 if case .notice = subject, index != lastNotice { continue }
-                notifier.post(alert(for: subject))
+                desktop.post(alert(for: subject))
             } else {
                 apply(effect)
             }
@@ -308,7 +284,7 @@ public final class Daemon {
                 return login(user: nil, password: nil, timeout: timeout)
             }
             // Password login: the password comes from the keyring, never from a file.
-            SecretService(connection: bus).password(user: user) { result in
+            desktop.password(user: user) { result in
                 guard case .success(let password?) = result else {
                     self.lastProblem = ProblemReport(
                         code: "no-password",
@@ -337,7 +313,7 @@ public final class Daemon {
         case .cancelTimer: timer?.disarm()
         case .post:
             apply([effect])
-        case .close(let kind): notifier.close(kind)
+        case .close(let kind): desktop.close(kind)
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
             SystemdNotify.send("STATUS=\(state.rawValue)")

@@ -9,7 +9,15 @@ import SessionLogic
 /// nothing, and the daemon works on its timers alone.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): used only on `loop`.
-final class SystemWatch: @unchecked Sendable {
+/// What the daemon needs of the system's watchers (logind and NetworkManager).
+protocol SystemWatching: AnyObject {
+    /// Connects and subscribes; events arrive through the handler given at creation.
+    func start()
+    /// Lets a pending suspend go ahead (the delay inhibitor is released).
+    func releaseSleepLock()
+}
+
+final class SystemWatch: SystemWatching, @unchecked Sendable {
     private let loop: any EventScheduler
     private let onEvent: (SessionEvent) -> Void
     private let log: (String) -> Void

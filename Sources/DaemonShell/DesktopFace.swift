@@ -1,0 +1,166 @@
+import DBus
+import DesktopServices
+import EventLoop
+import SessionLogic
+
+/// The daemon's side of the desktop session, as its rules see it: the bus
+/// face (the name, the control API and LauncherEntry objects, property
+/// announcements), the notification server, the keyring. `SessionBusFace`
+/// is it on the session bus; the shell's unit tests record what it is asked.
+protocol DesktopFace: AnyObject {
+    /// What the notification server reports (set before `start`).
+    var onAlertEvent: ((Notifier.Event) -> Void)? { get set }
+    /// After the session bus came back: what used the old connection starts again.
+    var onReconnected: (() -> Void)? { get set }
+    /// The session-bus connection, for the Location portal (nil when there is none).
+    var connection: Connection? { get }
+
+    /// Exports the control API for `target` and the LauncherEntry (showing
+    /// `badge()`), follows the notification server, and claims the daemon's
+    /// name; `done` hears why not, when another daemon has it.
+    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void)
+    /// Emits `PropertiesChanged` for the named control properties.
+    func announce(_ properties: [String])
+    /// Emits the LauncherEntry `Update` for `badge`.
+    func announceBadge(_ badge: BadgeState)
+    func post(_ alert: Alert)
+    func close(_ kind: AlertKind)
+    /// The campus password of `user` from the keyring (nil when it has none).
+    func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void)
+}
+
+/// The `DesktopFace` on the session bus: the connection (rejoined with
+/// back-off when the bus restarts, everything exported and announced again),
+/// the `Notifier`, the exported objects, the name.
+final class SessionBusFace: DesktopFace {
+    var onAlertEvent: ((Notifier.Event) -> Void)?
+    var onReconnected: (() -> Void)?
+    private(set) var bus: Connection
+    var connection: Connection? { bus }
+    private var notifier: Notifier
+    private let loop: any EventScheduler
+    private let log: (String) -> Void
+    private weak var target: ControlTarget?
+    private var badge: () -> BadgeState = { BadgeState(count: 0, urgent: false) }
+    private var reconnectDelay: Duration = .seconds(1)
+    private var reconnectTimer: (any LoopTimer)?
+
+    /// Connects to the session bus (blocking until it says hello).
+    init(loop: any EventScheduler, log: @escaping (String) -> Void) throws(DBusError) {
+        self.loop = loop
+        self.log = log
+        bus = try Connection(bus: .session, loop: loop)
+        notifier = Notifier(connection: bus, log: log)
+    }
+
+    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void) {
+        loop.preconditionIsCurrent()
+        self.target = target
+        self.badge = badge
+        exportObjects()
+        claimName { error in
+            if error == nil { self.startNotifier() }
+            done(error)
+        }
+        watchBus()
+    }
+
+    func announce(_ properties: [String]) {
+        do {
+            try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: properties)
+        } catch {
+            log("cannot announce \(properties.joined(separator: ", ")): \(error.message)")
+        }
+    }
+
+    func announceBadge(_ badge: BadgeState) {
+        do {
+            try LauncherEntry.announce(badge, on: bus)
+        } catch {
+            log("cannot announce the badge: \(error.message)")
+        }
+    }
+
+    func post(_ alert: Alert) { notifier.post(alert) }
+
+    func close(_ kind: AlertKind) { notifier.close(kind) }
+
+    func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
+        SecretService(connection: bus).password(user: user, completion: completion)
+    }
+
+    private func startNotifier() {
+        notifier.onEvent = { [weak self] event in self?.onAlertEvent?(event) }
+        notifier.start()
+    }
+
+    private func exportObjects() {
+        guard let target else { return }
+        let badge = self.badge
+        bus.export([ControlAPI.interface(for: target)], at: ControlNames.path)
+        bus.export([LauncherEntry.interface(current: badge)], at: LauncherEntry.path)
+    }
+
+    /// Takes `io.github.ccrelay.CCRelay`; when another daemon has it, `done`
+    /// gets an error saying which process that is and how to stop it.
+    private func claimName(done: @escaping (RelayError?) -> Void) {
+        let connection = bus
+        connection.requestName(ControlNames.busName) { reply in
+            guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
+                if case .failure(let error) = reply { return done(RelayError("cannot claim \(ControlNames.busName): \(error.message)")) }
+                return done(nil)
+            }
+            func refuse(_ who: String) {
+                done(RelayError(
+                    "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
+                        + "Use that one, or stop it first (systemctl --user stop ccrelay)."))
+            }
+            connection.nameOwner(ControlNames.busName) { owner in
+                guard case .success(let owner?) = owner else { return refuse("another process") }
+                connection.call(.methodCall(
+                    destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
+                    member: "GetConnectionUnixProcessID", body: [.string(owner)])
+                ) { reply in
+                    guard let pid = try? reply.get().argument(0, as: UInt32.self) else { return refuse(owner) }
+                    refuse("process \(pid) (\(owner))")
+                }
+            }
+        }
+    }
+
+    /// Rejoins a restarted session bus with back-off, then exports and announces everything again.
+    private func watchBus() {
+        bus.onDisconnect = { [weak self] in
+            guard let self else { return }
+            self.log("the session bus went away; reconnecting")
+            self.reconnect()
+        }
+    }
+
+    private func reconnect() {
+        let timer = reconnectTimer ?? loop.makeTimer { [weak self] in self?.reconnectNow() }
+        reconnectTimer = timer
+        timer.arm(after: reconnectDelay)
+    }
+
+    private func reconnectNow() {
+        do {
+            let connection = try Connection(bus: .session, loop: loop)
+            notifier.stop()
+            bus = connection
+            notifier = Notifier(connection: connection, log: log)
+            startNotifier()
+            reconnectDelay = .seconds(1)
+            watchBus()
+            exportObjects()
+            announceBadge(badge())
+            announce(["Badge"])
+            claimName { [log] error in if let error { log("\(error)") } }
+            onReconnected?()
+            log("reconnected to the session bus")
+        } catch {
+            reconnectDelay = min(reconnectDelay * 2, .seconds(60))
+            reconnect()
+        }
+    }
+}
