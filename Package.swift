@@ -47,7 +47,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "DispatchLoop"]),
         // The daemon shell's rules, without a process.
-        .testTarget(name: "DaemonShellTests", dependencies: ["DaemonShell", "CCProtocol", "SessionLogic"]),
+        .testTarget(
+            name: "DaemonShellTests", dependencies: ["DaemonShell", "CCProtocol", "SessionLogic", "DesktopServices", "DBus", "EventLoop"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "SessionLogicTests", dependencies: ["SessionLogic"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),

@@ -1,0 +1,136 @@
+@testable import CCProtocol
+import DBus
+@testable import DaemonShell
+import DesktopServices
+import EventLoop
+import Foundation
+import SessionLogic
+
+/// The daemon shell on the embedded loop: virtual time, a scripted CC/1
+/// server, a desktop face that records what it is asked, a journal in a
+/// temporary folder. No process, no bus, no socket.
+final class DaemonHarness {
+    let loop = ManualLoop()
+    let server = ScriptedServer()
+    let desktop = RecordingDesktop()
+    let folder: String
+    let daemon: Daemon
+
+    init(config extra: String = "", passwords: [String: String] = [:]) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-shell-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let text = "[server]\nurl = https://cc.campus.example/\n\(extra)\n"
+        let parsed = ConfigurationParser.parse(text, file: folder + "/ccrelay.conf", home: folder)
+        guard let configuration = parsed.configuration else {
+            throw HarnessError("the test configuration does not parse: \(parsed.errors)")
+        }
+        desktop.passwords = passwords
+        let log = LogBox()
+        daemon = Daemon(
+            configuration: configuration, configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
+            transport: server, desktop: desktop, systemWatch: { _ in nil }, storePath: folder + "/alerts.db",
+            log: { log.lines.append($0) })
+        self.log = log
+        var failure: Error?
+        daemon.start { failure = $0 }
+        loop.runPending()
+        if let failure { throw failure }
+    }
+
+    private let log: LogBox
+    var logged: [String] { log.lines }
+
+    /// The journal as another process (the CLI) reads it.
+    func store() throws -> AlertStore { try AlertStore(path: folder + "/alerts.db", log: { _ in }) }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+private final class LogBox {
+    var lines: [String] = []
+}
+
+/// A CC/1 server the test answers by hand: requests wait until answered.
+final class ScriptedServer: CCTransport {
+    enum Request: Equatable {
+        case login(user: String?, password: String?)
+        case keepAlive(seq: UInt64)
+        case logout
+    }
+
+    private(set) var requests: [Request] = []
+    private var waiting: [(Request, (Exchange) -> Void)] = []
+    private(set) var drops = 0
+
+    var pending: Request? { waiting.first?.0 }
+
+    func login(device: String, user: String?, password: String?, timeout: Duration?, completion: @escaping (Exchange) -> Void) {
+        record(.login(user: user, password: password), completion)
+    }
+
+    func keepAlive(session: String, seq: UInt64, location: LocationFix?, timeout: Duration?, completion: @escaping (Exchange) -> Void) {
+        record(.keepAlive(seq: seq), completion)
+    }
+
+    func logout(session: String, timeout: Duration?, completion: @escaping (Exchange) -> Void) {
+        record(.logout, completion)
+    }
+
+    func dropConnection(completion: @escaping () -> Void) {
+        drops += 1
+        completion()
+    }
+
+    private func record(_ request: Request, _ completion: @escaping (Exchange) -> Void) {
+        requests.append(request)
+        waiting.append((request, completion))
+    }
+
+    /// Answers the oldest waiting request with `outcome`.
+    func answer(_ outcome: Outcome) {
+        guard !waiting.isEmpty else { return }
+        let (_, completion) = waiting.removeFirst()
+        completion(Exchange(outcome: outcome, httpStatus: 200, curlCode: 0, connectionsOpened: 0))
+    }
+
+    static func loggedIn(interval: Int = 60, timeout: Int = 180, notices: [Notice] = []) -> Outcome {
+        .loggedIn(LoginGrant(session: String(repeating: "s", count: 32), ip: "10.1.2.3", interval: interval, timeout: timeout,
+                             location: .none, notices: notices, droppedNotices: 0))
+    }
+
+    static func accepted(interval: Int? = nil, notices: [Notice] = []) -> Outcome {
+        .accepted(KeepAliveGrant(interval: interval, timeout: nil, notices: notices))
+    }
+}
+
+/// A desktop face that records posts, closes and announcements.
+final class RecordingDesktop: DesktopFace {
+    var onAlertEvent: ((Notifier.Event) -> Void)?
+    var onReconnected: (() -> Void)?
+    var connection: Connection? { nil }
+    var passwords: [String: String] = [:]
+    private(set) var posted: [Alert] = []
+    private(set) var closed: [AlertKind] = []
+    private(set) var badges: [BadgeState] = []
+    private(set) var announced: [String] = []
+    private(set) var target: ControlTarget?
+
+    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void) {
+        self.target = target
+        done(nil)
+    }
+
+    func announce(_ properties: [String]) { announced += properties }
+    func announceBadge(_ badge: BadgeState) { badges.append(badge) }
+    func post(_ alert: Alert) { posted.append(alert) }
+    func close(_ kind: AlertKind) { closed.append(kind) }
+
+    func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
+        completion(.success(passwords[user]))
+    }
+}

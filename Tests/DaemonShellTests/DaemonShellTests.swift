@@ -1,0 +1,106 @@
+@testable import CCProtocol
+@testable import DaemonShell
+import DesktopServices
+import SessionLogic
+import Testing
+
+/// The daemon shell's rules on the embedded loop (`DaemonHarness`): what
+/// reaches the journal, the desktop and the saved session, driven by a
+/// scripted server and virtual time — no process spawned, no wait.
+@Suite struct DaemonShellTests {
+    @Test func keepAlivesGoOutEveryIntervalOnTheLoopsClock() throws {
+        let rig = try DaemonHarness()
+        #expect(rig.server.pending == .login(user: nil, password: nil))
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.runPending()
+        #expect(rig.daemon.status().state == "online")
+        for seq in 1...3 {
+            rig.loop.advance(by: .seconds(59))
+            #expect(rig.server.pending == nil, "not before the interval")
+            rig.loop.advance(by: .seconds(1))
+            #expect(rig.server.pending == .keepAlive(seq: UInt64(seq)))
+            rig.server.answer(ScriptedServer.accepted())
+            rig.loop.runPending()
+        }
+        #expect(rig.daemon.status().remaining == 180)
+    }
+
+    @Test func theSessionRowIsWrittenWhenItChangesNotWithEveryKeepAlive() throws {
+        let rig = try DaemonHarness()
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        let saved = try #require(try rig.store().savedSession())
+        #expect(saved.seq == 0 && saved.interval == 60)
+        for _ in 1...3 {
+            rig.loop.advance(by: .seconds(60))
+            rig.server.answer(ScriptedServer.accepted())
+        }
+        #expect(try rig.store().savedSession() == saved, "three keep-alives, no write")
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(ScriptedServer.accepted(interval: 30))
+        let changed = try #require(try rig.store().savedSession())
+        #expect(changed.interval == 30 && changed.seq == 4, "a new interval is a change")
+        var stopped = false
+        rig.daemon.stop { stopped = true }
+        rig.loop.runPending()
+        #expect(stopped)
+        #expect(try rig.store().savedSession()?.seq == 4)
+    }
+
+    @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
+        let rig = try DaemonHarness()
+        let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }
+        rig.server.answer(ScriptedServer.loggedIn(notices: notices))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.map(\.title) == ["通知5"])
+        let journal = try rig.store().alerts(limit: 10)
+        #expect(journal.filter { $0.kind == .notice }.count == 5)
+        #expect(rig.desktop.badges.last?.count == 5, "the badge counts every unread notice")
+        #expect(try rig.store().seenNotices() == Set(notices.map(\.id)))
+    }
+
+    @Test func aPasswordLoginWithoutAKeyringEntryIsACredentialsAlertWithItsCode() throws {
+        let rig = try DaemonHarness(config: "[auth]\nuser = 20231234")
+        rig.loop.runPending()
+        #expect(rig.server.requests.isEmpty, "no login without the password")
+        let status = rig.daemon.status()
+        #expect(status.state == "logged-out")
+        #expect(status.lastErrorCode == "no-password")
+        #expect(status.lastError.contains("ccrelay login --save-password --user 20231234"))
+        #expect(rig.desktop.posted.map(\.kind) == [.credentials])
+    }
+
+    @Test func thePasswordFromTheKeyringGoesWithTheLogin() throws {
+        let rig = try DaemonHarness(config: "[auth]\nuser = 20231234", passwords: ["20231234": "密码"])
+        #expect(rig.server.pending == .login(user: "20231234", password: "密码"))
+    }
+
+    @Test func aFailingServerRaisesOneWarningAndRecoveryClosesIt() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nwarn-before = 100")
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        for _ in 0..<12 {
+            rig.loop.advance(by: .seconds(10))
+            if rig.server.pending != nil { rig.server.answer(.serverError(status: 503, message: nil)) }
+        }
+        #expect(rig.desktop.posted.map(\.kind) == [.keepAliveFailing], "one warning for the episode")
+        #expect(rig.daemon.status().lastErrorCode == "server-error")
+        #expect(rig.desktop.announced.contains("State"))
+        while rig.server.pending == nil { rig.loop.advance(by: .seconds(1)) }
+        rig.server.answer(ScriptedServer.accepted())
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.map(\.kind) == [.keepAliveFailing, .backOnline])
+        #expect(rig.desktop.closed.contains(.keepAliveFailing))
+        #expect(rig.daemon.status().state == "online")
+    }
+
+    @Test func clickingABubbleAcknowledgesItsKindAndLowersTheBadge() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nwarn-before = 100")
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180, notices: [
+            Notice(id: "n-1", title: "维护", body: "今晚", urgency: "critical"),
+        ]))
+        rig.loop.runPending()
+        #expect(rig.daemon.status().badge == 1 && rig.daemon.status().urgent)
+        rig.desktop.onAlertEvent?(.closed(.notice, .dismissed))
+        #expect(rig.daemon.status().badge == 0)
+        #expect(rig.desktop.badges.last == BadgeState(count: 0, urgent: false))
+    }
+}
