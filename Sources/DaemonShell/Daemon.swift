@@ -22,8 +22,10 @@ public final class Daemon {
     /// Where `configuration` came from: watched, and read again when it changes.
     let configurationPath: String
     private var fileWatch: FileWatch?
-    /// Waits for the credential files to be quiet for a second after a change.
+    /// Waits for the credential files to be quiet for a second after a change,
+    /// and the last of them that changed.
     private var fileSettle: (any LoopTimer)?
+    private var lastChangedFile = ""
     private let client: any CCTransport
     /// The session bus face, the notification server and the keyring.
     let desktop: any DesktopFace
@@ -188,16 +190,17 @@ public final class Daemon {
         // A certificate, key or CA file: after a refusal of the credentials,
         // the user acted. Certificate and key are often replaced one after
         // the other: the login waits until the files have been quiet for a second.
-        let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled(path) }
+        lastChangedFile = path
+        let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled() }
         fileSettle = settle
         settle.arm(after: .seconds(1))
     }
 
-    private func credentialFilesSettled(_ path: String) {
-            let credentialCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
-            guard self.session.state == .loggedOut, let code = self.lastProblem?.code, credentialCodes.contains(code) else { return }
-            self.log("\(path) changed; logging in again")
-            self.handle(.start)
+    private func credentialFilesSettled() {
+        let credentialCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
+        guard session.state == .loggedOut, let code = lastProblem?.code, credentialCodes.contains(code) else { return }
+        log("\(lastChangedFile) changed; logging in again")
+        handle(.start)
     }
 
     /// A valid new configuration restarts the daemon with it (the same

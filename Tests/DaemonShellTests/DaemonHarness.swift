@@ -19,7 +19,8 @@ final class DaemonHarness {
     init(config extra: String = "", passwords: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-shell-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let text = "[server]\nurl = https://cc.campus.example/\n\(extra)\n"
+        // `{folder}` in the extra lines is the harness's own folder.
+        let text = "[server]\nurl = https://cc.campus.example/\n" + extra.replacingOccurrences(of: "{folder}", with: folder) + "\n"
         let parsed = ConfigurationParser.parse(text, file: folder + "/ccrelay.conf", home: folder)
         guard let configuration = parsed.configuration else {
             throw HarnessError("the test configuration does not parse: \(parsed.errors)")

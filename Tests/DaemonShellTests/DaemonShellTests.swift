@@ -103,4 +103,35 @@ import Testing
         #expect(rig.daemon.status().badge == 0)
         #expect(rig.desktop.badges.last == BadgeState(count: 0, urgent: false))
     }
+
+    @Test func aReplacedCertificateIsTriedOnceItsFilesHaveBeenQuietForASecond() throws {
+        let rig = try DaemonHarness(config: "[auth]\ncertificate = {folder}/student.pem\nkey = {folder}/student.key")
+        rig.server.answer(.transportFailure(.clientCertificateRefused(.unknownAuthority, "tlsv1 alert unknown ca")))
+        rig.loop.runPending()
+        #expect(rig.daemon.status().state == "logged-out")
+        #expect(rig.daemon.status().lastErrorCode == "certificate-refused")
+        // The student saves a new certificate, then its key (real files, real inotify).
+        let inotify = try #require(rig.loop.watched.first { $0.value.contains(.readable) }?.key)
+        try "new certificate".write(toFile: rig.folder + "/student.pem", atomically: true, encoding: .utf8)
+        rig.loop.ready(inotify, .readable)
+        rig.loop.advance(by: .milliseconds(600))
+        try "new key".write(toFile: rig.folder + "/student.key", atomically: true, encoding: .utf8)
+        rig.loop.ready(inotify, .readable)
+        rig.loop.advance(by: .milliseconds(900))
+        #expect(rig.server.requests.count == 1, "not while the files are still changing")
+        rig.loop.advance(by: .milliseconds(200))
+        #expect(rig.server.requests.count == 2 && rig.server.pending == .login(user: nil, password: nil))
+        #expect(rig.server.drops >= 1, "a fresh connection, not the TLS session of the refused certificate")
+        #expect(rig.logged.contains { $0.contains("student.key changed; logging in again") })
+    }
+
+    @Test func anUnrelatedFileInTheFolderDoesNotLogIn() throws {
+        let rig = try DaemonHarness(config: "[auth]\ncertificate = {folder}/student.pem\nkey = {folder}/student.key")
+        rig.server.answer(.transportFailure(.clientCertificateRefused(.unknownAuthority, "tlsv1 alert unknown ca")))
+        let inotify = try #require(rig.loop.watched.first { $0.value.contains(.readable) }?.key)
+        try "notes".write(toFile: rig.folder + "/notes.txt", atomically: true, encoding: .utf8)
+        rig.loop.ready(inotify, .readable)
+        rig.loop.advance(by: .seconds(5))
+        #expect(rig.server.requests.count == 1)
+    }
 }
