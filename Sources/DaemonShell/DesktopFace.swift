@@ -59,7 +59,10 @@ final class SessionBusFace: DesktopFace {
         self.badge = badge
         exportObjects()
         claimName { error in
-            if error == nil { self.startNotifier() }
+            if error == nil {
+                self.startNotifier()
+                self.watchDocks()
+            }
             done(error)
         }
         watchBus()
@@ -87,6 +90,16 @@ final class SessionBusFace: DesktopFace {
 
     func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
         SecretService(connection: bus).password(user: user, completion: completion)
+    }
+
+    /// A dock that starts (or restarts) after the daemon never asks for the
+    /// badge (Plank owns `com.canonical.Unity` and sends no `Query`): it is
+    /// announced again whenever that name gets an owner.
+    private func watchDocks() {
+        _ = bus.watchName(LauncherEntry.dockName) { [weak self] owner in
+            guard let self, owner != nil else { return }
+            self.announceBadge(self.badge())
+        }
     }
 
     private func startNotifier() {
@@ -150,6 +163,7 @@ final class SessionBusFace: DesktopFace {
             bus = connection
             notifier = Notifier(connection: connection, log: log)
             startNotifier()
+            watchDocks()
             reconnectDelay = .seconds(1)
             watchBus()
             exportObjects()

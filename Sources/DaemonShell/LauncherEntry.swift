@@ -9,6 +9,8 @@ enum LauncherEntry {
     static let applicationURI = "application://io.github.ccrelay.CCRelay.desktop"
     static let path: ObjectPath = "/com/canonical/unity/launcherentry/ccrelay"
     static let interfaceName = "com.canonical.Unity.LauncherEntry"
+    /// The name a dock that reads LauncherEntry owns (Plank, Unity, Dash to Dock's helper).
+    static let dockName = "com.canonical.Unity"
 
     /// The `a{sv}` of properties for `badge`.
     static func properties(_ badge: BadgeState) -> Value {

@@ -66,6 +66,24 @@ import Testing
         #expect(dock.last == Badge(count: 0, visible: false, urgent: false))
     }
 
+    @Test func aDockThatStartsLaterIsToldTheBadgeWhenItTakesItsName() async throws {
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        try rig.sim.control("POST", "notice", ["id": "n-dock", "title": "网络维护通知", "body": "今晚维护"])
+        func unread() -> Int? {
+            guard let shown = try? rig.cli(["badge", "--json"]), shown.status == 0 else { return nil }
+            return (try? JSONSerialization.jsonObject(with: Data(shown.standardOutput.utf8)) as? [String: Any])?["count"] as? Int
+        }
+        #expect(await eventually(timeout: .seconds(20)) { unread() == 1 })
+        // The dock starts now, listens, and takes its name: as Plank does, it never asks.
+        let dock = try LauncherEntryRecorder(on: rig.bus)
+        let owner = try rig.bus.connect(label: "plank")
+        defer { owner.loop.sync { owner.close() } }
+        #expect(dock.updates.get().isEmpty)
+        #expect(try await owner.requestName("com.canonical.Unity") == .primaryOwner)
+        #expect(await eventually { dock.last == Badge(count: 1, visible: true, urgent: false) }, "\(dock.updates.get())")
+    }
+
     @Test func clickingAcknowledgesReloginLogsInAndExpiryLeavesTheAlertUnread() async throws {
         let recorder = LockedBox<LauncherEntryRecorder?>(nil)
         let server = LockedBox<MockNotificationServer?>(nil)
