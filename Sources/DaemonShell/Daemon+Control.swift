@@ -50,7 +50,7 @@ extension Daemon: ControlTarget {
     func notifierEvent(_ event: Notifier.Event) {
         switch event {
         case .delivered(let kind, let id):
-            try? store?.setNotificationID(id, forNewest: kind)
+            if id != 0 { try? store?.setNotificationID(id, forNewest: kind) }
         case .actionInvoked(let kind, let key, _):
             acknowledge(kind)
             if key == AlertAction.reloginKey { handle(.start) }

@@ -11,8 +11,14 @@ import SessionLogic
 ///   of that kind replaces the bubble (`replaces_id`). Ids are never invented
 ///   and are forgotten when the server changes.
 /// - While no server owns the name, alerts wait (the newest per kind) and are
-///   delivered when one appears; each is logged once meanwhile.
-/// - Signals are handled only for ids this notifier owns.
+///   delivered when one appears. When the name is activatable (XFCE, MATE
+///   and UKUI start their servers on demand), the first waiting alert starts
+///   it through the bus; otherwise each is logged once meanwhile.
+/// - Signals are handled only for ids this notifier owns. A close it asked
+///   for itself is reported as such whatever reason the server gives (UKUI
+///   reports it as dismissed by the user, which would acknowledge the alert).
+/// - A server that answers id 0 has shown the bubble without an id: it
+///   counts as delivered, and cannot be replaced or closed.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): all state is used only on
 /// the connection's queue; every public method must be called there.
@@ -77,6 +83,12 @@ public final class Notifier: @unchecked Sendable {
     private var owner: String?
     /// False until the bus has said whether anyone owns the name.
     private var ownerKnown = false
+    /// Ids this notifier asked the server to close, until their NotificationClosed.
+    private var closing: Set<UInt32> = []
+    /// The bus can start a server for the name (a service file; nil until it
+    /// has said), and one is being started.
+    private var activatable: Bool?
+    private var activating = false
     /// Bumped on every owner change, so answers from an old server are ignored.
     private var generation = 0
     private var tokens: [SubscriptionToken] = []
@@ -119,7 +131,14 @@ public final class Notifier: @unchecked Sendable {
         connection.loop.preconditionIsCurrent()
         guard let server else {
             if waiting.updateValue(alert, forKey: alert.kind) == nil { waitingOrder.append(alert.kind) }
-            if ownerKnown && owner == nil { logWaiting(alert) }
+            if ownerKnown && owner == nil {
+                // While the bus has not said whether it can start one, its answer decides.
+                switch activatable {
+                case true?: activate()
+                case false?: logWaiting(alert)
+                case nil: break
+                }
+            }
             onEvent?(.queued(alert.kind))
             return
         }
@@ -142,6 +161,7 @@ public final class Notifier: @unchecked Sendable {
             slots[kind] = .sending(previousID: previousID, next: nil, closeWhenShown: true)
         case .shown(let id):
             slots[kind] = nil
+            closing.insert(id)
             let call = Message.methodCall(
                 destination: Self.busName, path: Self.path, interface: Self.interface, member: "CloseNotification",
                 body: [.uint32(id)])
@@ -171,11 +191,11 @@ public final class Notifier: @unchecked Sendable {
         slots = [:]
         owners = [:]
         activationTokens = [:]
+        closing = []
+        activating = false
+        activatable = nil
         onEvent?(.serverChanged(nil))
-        guard let newOwner else {
-            waitingOrder.compactMap { waiting[$0] }.forEach(logWaiting)
-            return
-        }
+        guard let newOwner else { return askWhetherActivatable() }
         let generation = self.generation
         let getCapabilities = Message.methodCall(
             destination: newOwner, path: Self.path, interface: Self.interface, member: "GetCapabilities")
@@ -218,6 +238,43 @@ public final class Notifier: @unchecked Sendable {
         pending.forEach(post)
     }
 
+    /// No one owns the name: can the bus start a server for it?
+    private func askWhetherActivatable() {
+        let generation = self.generation
+        connection.call(
+            .methodCall(destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
+                        member: "ListActivatableNames"),
+            timeout: .seconds(5)
+        ) { [weak self] result in
+            guard let self, self.generation == generation else { return }
+            let activatable = ((try? result.get().argument(0, as: [String].self)) ?? []).contains(Self.busName)
+            self.activatable = activatable
+            let pending = self.waitingOrder.compactMap { self.waiting[$0] }
+            guard !pending.isEmpty else { return }
+            if activatable { self.activate() } else { pending.forEach(self.logWaiting) }
+        }
+    }
+
+    /// Starts the activatable server; the alerts go out when it owns the name.
+    private func activate() {
+        guard !activating else { return }
+        activating = true
+        let generation = self.generation
+        connection.call(
+            .methodCall(destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
+                        member: "StartServiceByName", body: [.string(Self.busName), .uint32(0)]),
+            timeout: .seconds(25)
+        ) { [weak self] result in
+            guard let self, self.generation == generation else { return }
+            self.activating = false
+            if case .failure(let error) = result {
+                self.log("the notification server could not be started (\(error.message)); alerts wait until one runs")
+                self.activatable = false
+                self.waitingOrder.compactMap { self.waiting[$0] }.forEach(self.logWaiting)
+            }
+        }
+    }
+
     // MARK: Notify
 
     private func send(_ alert: Alert, replacing previousID: UInt32, to server: ServerInfo) {
@@ -255,7 +312,6 @@ public final class Notifier: @unchecked Sendable {
             let reply = try result.get()
             try reply.expect("u")
             id = try reply.argument(0)
-            guard id != 0 else { throw DBusError(.invalidValue, "the server returned notification id 0") }
         } catch {
             slots[alert.kind] = nil
             log("the notification server did not show “\(alert.title)”: \(error)")
@@ -264,6 +320,13 @@ public final class Notifier: @unchecked Sendable {
             return
         }
         if previousID != 0, previousID != id { owners[previousID] = nil }
+        guard id != 0 else {
+            // Shown without an id: nothing to replace, close or match signals against.
+            slots[alert.kind] = nil
+            onEvent?(.delivered(alert.kind, id: 0))
+            if let next, !closeWhenShown { post(next) }
+            return
+        }
         slots[alert.kind] = .shown(id: id)
         owners[id] = alert.kind
         onEvent?(.delivered(alert.kind, id: id))
@@ -283,7 +346,9 @@ public final class Notifier: @unchecked Sendable {
         activationTokens[id] = nil
         if case .shown(id)? = slots[kind] { slots[kind] = nil }
         let code = (try? message.argument(1, as: UInt32.self)) ?? CloseReason.undefined.rawValue
-        onEvent?(.closed(kind, CloseReason(rawValue: code) ?? .undefined))
+        // Our own close, whatever the server calls it: never the user's dismissal.
+        let reason = closing.remove(id) != nil ? .closedByCall : CloseReason(rawValue: code) ?? .undefined
+        onEvent?(.closed(kind, reason))
     }
 
     private func handleAction(_ message: Message) {

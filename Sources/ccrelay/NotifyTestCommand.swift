@@ -146,7 +146,7 @@ enum NotifyTestCommand {
         for bubble in report.alerts {
             let padded = bubble.kind + String(repeating: " ", count: width - bubble.kind.count)
             if let id = bubble.id {
-                Output.out("\(padded)  id \(id)  \(bubble.title)")
+                Output.out("\(padded)  \(id == 0 ? "shown, no id" : "id \(id)")  \(bubble.title)")
             } else {
                 Output.out("\(padded)  not shown: \(bubble.error ?? "")")
             }

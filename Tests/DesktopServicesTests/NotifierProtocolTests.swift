@@ -206,6 +206,45 @@ import Testing
         #expect(call[5] == ["default", "Show status"].dbusValue)
     }
 
+    @Test func aCloseTheServerMisreportsAsDismissedIsStillOurOwn() async throws {
+        // As UKUI does: CloseNotification answered with reason 2, "dismissed by the user".
+        let bus = try PrivateBus()
+        let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
+        try await mock.replaceMethod("CloseNotification", input: "u", output: "",
+                                     code: "self.EmitSignal('', 'NotificationClosed', 'uu', [args[0], 2])")
+        let harness = try await NotifierHarness(bus: bus)
+        #expect(try await harness.waitForServer())
+        try await harness.post(.sample(.keepAliveFailing))
+        try await harness.post(.sample(.loggedOut))
+        #expect(await eventually { harness.deliveredIDs(.keepAliveFailing).count == 1 && harness.deliveredIDs(.loggedOut).count == 1 })
+        try await harness.close(.keepAliveFailing)
+        #expect(await eventually { harness.closes().count == 1 })
+        #expect(harness.closes().first?.0 == .keepAliveFailing && harness.closes().first?.1 == .closedByCall,
+                "a close ccrelay asked for never counts as the user's")
+        // The user's own dismissal of the other bubble still does.
+        try await mock.emit("NotificationClosed", signature: "uu", [.uint32(harness.deliveredIDs(.loggedOut)[0]), .uint32(2)])
+        #expect(await eventually { harness.closes().count == 2 })
+        #expect(harness.closes().last?.0 == .loggedOut && harness.closes().last?.1 == .dismissed)
+    }
+
+    @Test func anIDOfZeroIsShownWithoutAnID() async throws {
+        let bus = try PrivateBus()
+        let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
+        try await mock.replaceMethod("Notify", input: "susssasa{sv}i", output: "u", code: "ret = 0")
+        let harness = try await NotifierHarness(bus: bus)
+        #expect(try await harness.waitForServer())
+        try await harness.post(.sample(.notice))
+        #expect(await eventually { harness.deliveredIDs(.notice) == [0] }, "delivered, not failed: \(harness.events.get())")
+        #expect(!harness.events.get().contains { if case .failed = $0 { true } else { false } })
+        // Nothing to replace: the next one is a new bubble, and closing sends nothing.
+        try await harness.post(.sample(.notice))
+        #expect(await eventually { harness.deliveredIDs(.notice) == [0, 0] })
+        #expect(try await mock.calls("Notify").map { $0[1] } == [.uint32(0), .uint32(0)])
+        try await harness.close(.notice)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try await mock.calls("CloseNotification").isEmpty)
+    }
+
     @Test func malformedRepliesAreTypedErrorsNotCrashes() async throws {
         let bus = try PrivateBus()
         let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)

@@ -97,6 +97,19 @@ import Testing
         #expect(result.standardError.contains("no notification server answered"))
     }
 
+    @Test func anActivatableServerIsStartedThroughTheBusAndGetsEveryAlert() throws {
+        // As on XFCE, MATE and UKUI: nobody owns the name, the bus can start a server.
+        let bus = try PrivateBus(services: [notificationsName: "/usr/bin/dunst -config \(Dunst.configPath)"])
+        let result = try ccrelay(["notify-test", "--wait", "20"], bus: bus)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardError.contains("will show when one appears"), "no waiting: \(result.standardError)")
+        #expect(result.standardOutput.contains("notification server: dunst"), "\(result.standardOutput)")
+        #expect(result.standardOutput.split(separator: "\n").filter { $0.contains(" id ") }.count == AlertKind.allCases.count,
+                "\(result.standardOutput)")
+        let environment = bus.environment
+        _ = try? run("/usr/bin/dunstctl", ["close-all"], environment: environment)
+    }
+
     @Test func aServerThatAppearsLaterGetsEveryAlertOnce() async throws {
         let bus = try PrivateBus()
         var environment = bus.environment

@@ -23,7 +23,7 @@ public final class Dunst: Sendable {
 
     /// The project's dunstrc (scripts/dunstrc): bubbles stay until closed and
     /// every one is kept in history; markup is parsed, as on most desktops.
-    static let configPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    public static let configPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/dunstrc").path
 
     /// Stops dunst and waits until its bus name is gone.

@@ -3,19 +3,47 @@ import DBusAsync
 import DispatchLoop
 import Foundation
 
-/// A private `dbus-daemon --session` for one test, stopped when released.
+/// A private `dbus-daemon` for one test, stopped when released. It can
+/// start (activate) only the services the test gives it — never the
+/// machine's (/usr/share/dbus-1/services has a dunst, for one).
 public final class PrivateBus: Sendable {
     /// The address to connect to, as `DBUS_SESSION_BUS_ADDRESS` would hold it.
     public let address: String
     private let daemon: ChildProcess
+    private let folder: String
 
     /// Starts a bus; with `socketPath`, at that fixed path (to restart a bus
-    /// where clients expect it), else at a fresh one.
-    public init(socketPath: String? = nil) throws {
+    /// where clients expect it), else at a fresh one. `services` are the
+    /// activatable names and the command each starts (run by /bin/sh, with
+    /// DBUS_SESSION_BUS_ADDRESS pointing at this bus).
+    public init(socketPath: String? = nil, services: [String: String] = [:]) throws {
         let listen = socketPath.map { "unix:path=\($0)" } ?? "unix:tmpdir=/tmp"
         if let socketPath { unlink(socketPath) }
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-bus-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder + "/services", withIntermediateDirectories: true)
+        for (name, command) in services {
+            let exec = "/bin/sh -c \"DBUS_SESSION_BUS_ADDRESS=$DBUS_STARTER_ADDRESS exec \(command)\""
+            try "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n".write(
+                toFile: folder + "/services/\(name).service", atomically: true, encoding: .utf8)
+        }
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <keep_umask/>
+              <listen>\(listen)</listen>
+              <servicedir>\(folder)/services</servicedir>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(toFile: folder + "/bus.conf", atomically: true, encoding: .utf8)
         daemon = try ChildProcess(
-            "/usr/bin/dbus-daemon", ["--session", "--nofork", "--print-address=1", "--address=\(listen)"])
+            "/usr/bin/dbus-daemon", ["--config-file=\(folder)/bus.conf", "--nofork", "--print-address=1"])
         guard let line = daemon.readLine(), !line.isEmpty else {
             throw TestSetupError("dbus-daemon printed no address")
         }
@@ -24,6 +52,8 @@ public final class PrivateBus: Sendable {
 
     /// Stops the bus daemon, as when a session ends.
     public func stop() { daemon.stop() }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
 
     /// The environment that points a child program at this bus as its session bus.
     public var environment: [String: String] {
