@@ -60,7 +60,7 @@ func runDaemon(_ arguments: [String]) -> Never {
     let loaded = ConfigurationCheck.load(path)
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
-    guard let configuration = loaded.configuration else { exit(1) }
+    guard let configuration = loaded.configuration else { waitForConfiguration(path, problems: loaded.errors.map(\.description)) }
 
     // Until the loop runs, SIGTERM and SIGINT keep their default action and
     // end the process at once (connecting to a bus that does not answer can
@@ -93,5 +93,30 @@ func runDaemon(_ arguments: [String]) -> Never {
 
 // A daemon that re-exec'd itself for a new configuration inherits the blocked mask.
 StopSignals.unblock()
+/// No usable configuration: the daemon stays up as `unconfigured` (on the
+/// session bus, when there is one) until the file becomes usable.
+func waitForConfiguration(_ path: String, problems: [String]) -> Never {
+    let loop: EventLoop
+    let daemon: UnconfiguredDaemon
+    let stopSignals: StopSignals
+    do {
+        loop = try EventLoop()
+        daemon = try UnconfiguredDaemon(configurationPath: path, problems: problems, version: ccrelayVersion, loop: loop, log: log)
+        StopSignals.block()
+        stopSignals = try StopSignals(loop: loop) { exit(0) }
+    } catch {
+        log("daemon: not set up, and cannot wait for a configuration: \(error)")
+        exit(1)
+    }
+    daemon.start { error in
+        if let error {
+            log("daemon: cannot start: \(error)")
+            exit(1)
+        }
+    }
+    withExtendedLifetime((daemon, stopSignals)) { loop.run() }
+    exit(0)
+}
+
 Localization.setUp()
 runDaemon(Array(CommandLine.arguments.dropFirst()))

@@ -19,7 +19,10 @@ enum DaemonCommand {
         session instead of logging in again.
 
         Only one daemon runs per session: a second one names the process that owns
-        io.github.ccrelay.CCRelay and exits with status 1.
+        io.github.ccrelay.CCRelay and exits with status 1. Without a usable
+        configuration it stays up in the state `unconfigured` (ccrelay status says
+        what to fix) and starts the moment the file is usable; without a session
+        bus as well, it prints the problems and exits with status 1.
 
         Options:
           --config PATH  read this configuration instead of

@@ -105,6 +105,9 @@ enum LoginCommand {
                 case "logged-out":
                     Output.error("login: the server refused: \(status.lastError.isEmpty ? "see ccrelay history" : status.lastError)")
                     return ExitStatus.failure
+                case "unconfigured":
+                    Output.error("login: ccrelay is not set up: \(status.lastError)")
+                    return ExitStatus.failure
                 default:
                     guard await iterator.next() == true else {
                         Output.error("login: still \(status.state) after \(Int(seconds)) s"

@@ -9,7 +9,8 @@ enum StatusCommand {
         Usage: ccrelay status [--json] [--watch]
 
         Shows what the running daemon knows: the session state (offline, logging-in,
-        online, failing, logged-out, no-network, sleeping), the time left before the
+        online, failing, logged-out, no-network, sleeping; unconfigured while there
+        is no usable configuration, with what to fix), the time left before the
         server would log this computer out, the address granted outside access, the
         server, the unread badge, whether a location fix is sent, and the last
         error.
@@ -98,7 +99,7 @@ enum StatusCommand {
         switch state {
         case "online": Style.green(state)
         case "failing", "no-network", "logging-in": Style.yellow(state)
-        case "logged-out": Style.red(state)
+        case "logged-out", "unconfigured": Style.red(state)
         default: Output.printable(state)
         }
     }

@@ -167,8 +167,52 @@ import Testing
         try "[server]\nurl = https://127.0.0.1:9/\n[auth]\ncertificate = \(pki.clientCertificate)\nkey = \(open)\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
         chmod(config, 0o600)
-        let result = try run(Self.ccrelay, ["daemon", "--config", config])
+        // Without a session bus to wait on, it stops with the fix.
+        let result = try run(Self.ccrelay, ["daemon", "--config", config], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
         #expect(result.status == 1)
         #expect(result.standardError.contains("chmod 600 \(open)"))
+    }
+}
+
+/// Not set up is a state, not a crash (issue 13): the daemon waits on the bus
+/// as `unconfigured`, says what to fix, and starts when the file is usable.
+@Suite struct UnconfiguredDaemonTests {
+    @Test func notSetUpIsAStateAndAUsableFileStartsTheSession() async throws {
+        let bus = try PrivateBus()
+        let sim = try CCSimProcess(tls: false)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-unset-\(UUID().uuidString)").path
+        let path = folder + "/config/ccrelay.conf"
+        var environment = bus.environment
+        environment["XDG_STATE_HOME"] = folder + "/state"
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/ccrelay-no-system-bus"
+        let daemon = try ChildProcess(DaemonRig.ccrelay, ["daemon", "--config", path], environment: environment,
+                                      outputFiles: (folder + ".out", folder + ".log"))
+        defer { daemon.stop() }
+        func log() -> String { (try? String(contentsOfFile: folder + ".log", encoding: .utf8)) ?? "" }
+        func status() -> [String: Any]? {
+            guard let result = try? run(DaemonRig.ccrelay, ["status", "--json"], environment: environment), result.status == 0 else { return nil }
+            return try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        }
+        #expect(await eventually(timeout: .seconds(20)) { status()?["state"] as? String == "unconfigured" }, "\(log())")
+        #expect((status()?["last_error"] as? String)?.contains(path) == true, "\(status() ?? [:])")
+        #expect(status()?["last_error_code"] as? String == "unconfigured")
+        let text = try run(DaemonRig.ccrelay, ["status"], environment: environment)
+        #expect(text.standardOutput.contains("unconfigured") && text.standardOutput.contains("Write \(path)"), "\(text.standardOutput)")
+        #expect(try run(DaemonRig.ccrelay, ["login"], environment: environment).standardError.contains("not set up"))
+
+        // A file with a mistake: still waiting, and the problem names its line.
+        try "[server]\nurl = not a url\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        #expect(await eventually(timeout: .seconds(20)) { (status()?["last_error"] as? String)?.contains("ccrelay.conf:2") == true },
+                "\(status() ?? [:]) \(log())")
+        #expect(daemon.isRunning)
+
+        // Fixed: the same process starts the session.
+        try "[server]\nurl = \(sim.url)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        #expect(await eventually(timeout: .seconds(30)) { status()?["state"] as? String == "online" }, "\(status() ?? [:]) \(log())")
+        #expect(daemon.isRunning, "the same daemon, exec'd with the configuration")
+        #expect(try sim.sessions().count == 1)
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }

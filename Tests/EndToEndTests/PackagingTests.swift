@@ -101,7 +101,8 @@ import Testing
         let unit = try String(contentsOfFile: root + "/lib/systemd/user/ccrelay.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/opt/ccrelay-test/bin/ccrelay daemon"), "the prefix, not DESTDIR, is in the unit")
         // The installed copy finds its daemon and its translations.
-        let help = try run(root + "/bin/ccrelay", ["daemon", "--config", "/nonexistent.conf"], environment: ["LANG": "zh_CN.UTF-8"])
+        let help = try run(root + "/bin/ccrelay", ["daemon", "--config", "/nonexistent.conf"],
+                           environment: ["LANG": "zh_CN.UTF-8", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"])
         #expect(help.standardError.contains("nonexistent.conf"), "\(help.standardError)")
         let removed = try run(Self.packaging + "/install", ["-", "/opt/ccrelay-test", destdir, "--uninstall"])
         #expect(removed.status == 0)

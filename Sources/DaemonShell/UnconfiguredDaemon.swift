@@ -1,0 +1,116 @@
+import DesktopServices
+import EventLoop
+import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon while there is no usable configuration — not a crash: it stays
+/// up, owns its name, reports the state `unconfigured` with the problems
+/// (file:line) as `last_error`, serves the journal and the badge, and watches
+/// the configuration file; the moment it is valid the daemon restarts with it
+/// (the same process, exec'd anew). systemd never restart-loops for a
+/// configuration problem.
+public final class UnconfiguredDaemon: ControlTarget {
+    private let loop: any EventScheduler
+    private let configurationPath: String
+    private var problems: [String]
+    private let version: String
+    private let log: (String) -> Void
+    private let desktop: any DesktopFace
+    private let journalKeeper: JournalKeeper
+    private var fileWatch: FileWatch?
+    private var watchdog: (any LoopTimer)?
+
+    /// Connects to the session bus (failing when there is none).
+    public init(configurationPath: String, problems: [String], version: String, loop: any EventScheduler,
+                log: @escaping (String) -> Void) throws {
+        self.loop = loop
+        self.configurationPath = configurationPath
+        self.problems = problems
+        self.version = version
+        self.log = log
+        desktop = try SessionBusFace(loop: loop, log: log)
+        journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
+    }
+
+    /// Claims the name and starts watching the configuration; `done` hears why not.
+    public func start(done: @escaping (Error?) -> Void) {
+        loop.preconditionIsCurrent()
+        desktop.start(serving: self, badge: { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) }) { error in
+            if let error { return done(error) }
+            self.watchConfiguration()
+            self.keepTheWatchdogFed()
+            SystemdNotify.send("READY=1\nSTATUS=unconfigured")
+            self.log("not set up: waiting for a usable \(self.configurationPath)")
+            done(nil)
+        }
+    }
+
+    private var badge: BadgeState { (try? journalKeeper.usable()?.badge()) ?? BadgeState(count: 0, urgent: false) }
+
+    private func watchConfiguration() {
+        // The folder is watched (an editor replaces the file): make it if it is not there yet.
+        let folder = String(configurationPath[..<(configurationPath.lastIndex(of: "/") ?? configurationPath.startIndex)])
+        if !folder.isEmpty { mkdir(folder, 0o700) }
+        do {
+            fileWatch = try FileWatch(paths: [configurationPath], loop: loop) { [weak self] _ in self?.configurationChanged() }
+        } catch {
+            log("\(error); once \(configurationPath) is fixed: systemctl --user restart ccrelay")
+        }
+    }
+
+    /// Under systemd's WatchdogSec=, waiting is alive too.
+    private func keepTheWatchdogFed() {
+        guard let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let usec = Int(text), usec > 0 else { return }
+        let period = Duration.microseconds(usec / 2)
+        let timer = loop.makeTimer { [weak self] in
+            SystemdNotify.send("WATCHDOG=1")
+            self?.watchdog?.arm(after: period)
+        }
+        watchdog = timer
+        timer.arm(after: period)
+    }
+
+    private func configurationChanged() {
+        let loaded = ConfigurationCheck.load(configurationPath)
+        guard loaded.configuration != nil else {
+            problems = loaded.errors.map(\.description)
+            desktop.announce(["State"])
+            return
+        }
+        log("\(configurationPath) is usable now; starting with it")
+        var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", &arguments)
+        log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the configuration")
+    }
+
+    // MARK: ControlTarget
+
+    func status() -> DaemonStatus {
+        let badge = self.badge
+        let sentence = problems.joined(separator: "; ")
+            + ". Write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; ccrelay.conf in ccrelay(1)); the daemon starts the moment it is usable"
+        return DaemonStatus(
+            state: Self.state, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: nil, ip: "", server: "",
+            lastError: sentence, lastErrorCode: Self.state, nextAttempt: nil, interval: 0, timeout: 0, location: "off",
+            version: version)
+    }
+
+    /// The state name (DESIGN.md's states, and this one).
+    public static let state = "unconfigured"
+
+    func clearBadge() -> UInt32 {
+        guard let store = journalKeeper.usable() else { return 0 }
+        let count = (try? store.acknowledgeAll()) ?? 0
+        desktop.announceBadge(badge)
+        desktop.announce(["Badge"])
+        return UInt32(clamping: count)
+    }
+
+    func requestLogin() { log("not set up: a login needs a usable \(configurationPath)") }
+
+    func requestLogout() {}
+
+    func journal(limit: Int) -> [JournalEntry] { (try? journalKeeper.usable()?.alerts(limit: limit)) ?? [] }
+}
