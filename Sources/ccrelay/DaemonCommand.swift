@@ -1,4 +1,8 @@
+import DBus
+import DBusAsync
 import DesktopServices
+import DispatchLoop
+import EventLoop
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,7 +12,7 @@ import Glibc
 /// watchdog and signals reach it unchanged).
 enum DaemonCommand {
     static let usage = """
-        Usage: ccrelay daemon [--config PATH]
+        Usage: ccrelay daemon [--config PATH] [--autostart]
 
         Logs in to the campus CC server and sends keep-alives every `interval`
         seconds, for as long as it runs; tells you through desktop notifications
@@ -27,6 +31,11 @@ enum DaemonCommand {
         Options:
           --config PATH  read this configuration instead of
                          $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
+          --autostart    as the desktop's autostart entry runs it at login: nothing
+                         when a daemon already runs or no configuration exists;
+                         else the systemd user unit when systemd can start it (so
+                         it runs once, under systemd, on every desktop), else the
+                         daemon itself
           -h, --help     show this help
 
         Exit status: 0 after a requested stop, 1 when it cannot start (the reason and
@@ -35,12 +44,44 @@ enum DaemonCommand {
 
     static let command = Subcommand(
         name: "daemon", summary: "keep this computer logged in (normally run by systemd)", usage: usage,
-        valued: ["config"], values: ["config": Subcommand.fileValue], run: run)
+        flags: ["autostart"], valued: ["config"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
+        if parsed.has("autostart") {
+            if access(path, F_OK) != 0 { return ExitStatus.ok }
+            if await daemonRuns() { return ExitStatus.ok }
+            if parsed.values["config"] == nil, startsUnderSystemd() { return ExitStatus.ok }
+        }
         return execHelper("ccrelay-daemon", ["--config", path], for: "daemon")
+    }
+
+    /// A daemon owns the control name on the session bus already.
+    private static func daemonRuns() async -> Bool {
+        guard let connection = try? Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.autostart")) else {
+            return false
+        }
+        defer { connection.loop.sync { connection.close() } }
+        return ((try? await connection.nameOwner(ControlNames.busName)) ?? nil) != nil
+    }
+
+    /// `systemctl --user start ccrelay.service`: true when the user manager started it (or it ran already).
+    private static func startsUnderSystemd() -> Bool {
+        guard access("/usr/bin/systemctl", X_OK) == 0 else { return false }
+        var pid: pid_t = 0
+        let words: [String] = ["systemctl", "--user", "--quiet", "start", "ccrelay.service"]
+        var argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        // Its complaints (no user manager) are not the user's business here: the daemon starts directly then.
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        guard posix_spawn(&pid, "/usr/bin/systemctl", &actions, nil, &argv, environ) == 0 else { return false }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status == 0
     }
 
 }

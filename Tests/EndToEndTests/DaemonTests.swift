@@ -216,3 +216,25 @@ import Testing
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
+
+/// The autostart entry's command (issue 13): one daemon, whoever starts it
+/// and however often; nothing for a user who never set ccrelay up.
+@Suite struct AutostartTests {
+    @Test func autostartStartsOneDaemonAndNothingWithoutAConfiguration() async throws {
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        // A second start at login (the entry, after the unit): it sees the daemon and leaves.
+        var environment = rig.environment
+        environment["PATH"] = "/nonexistent"  // and no systemctl to reach
+        let again = try run(DaemonRig.ccrelay, ["daemon", "--autostart", "--config", rig.configPath], environment: environment)
+        #expect(again.status == 0 && again.standardError.isEmpty, "\(again.standardError)")
+        #expect(rig.daemon.isRunning)
+        #expect(try rig.sim.sessions().count == 1)
+        // A user who never set it up: nothing starts.
+        let bus = try PrivateBus()
+        let nobody = try run(DaemonRig.ccrelay, ["daemon", "--autostart", "--config", "/nonexistent/ccrelay.conf"],
+                             environment: bus.environment)
+        #expect(nobody.status == 0 && nobody.standardError.isEmpty)
+        #expect(try await bus.waitForName("io.github.ccrelay.CCRelay", timeout: .seconds(1)) == false)
+    }
+}

@@ -60,7 +60,7 @@ import Testing
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("Every command") }
         let commands = ["daemon", "status", "badge", "history", "login", "logout", "notify-test", "config", "completions", "demo"]
         #expect(Set(tags.compactMap { $0.split(separator: " ").first.map(String.init) }) == Set(commands), "\(tags)")
-        for tag in ["daemon [--config PATH]", "history [--limit N] [--kind KIND] [--json]", "login [--wait SECONDS]",
+        for tag in ["daemon [--config PATH] [--autostart]", "history [--limit N] [--kind KIND] [--json]", "login [--wait SECONDS]",
                     "notify-test [KIND...] [--wait SECONDS] [--json]", "config check [--config PATH] | config path"] {
             #expect(tags.contains(tag), "the whole synopsis of an entry is its tag: \(tag) in \(tags)")
         }
@@ -98,6 +98,12 @@ import Testing
                      "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg"] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)")
         }
+        // The XDG autostart entry goes where every desktop looks, whatever the prefix.
+        let autostart = destdir + "/etc/xdg/autostart/io.github.ccrelay.CCRelay-autostart.desktop"
+        let entry = try String(contentsOfFile: autostart, encoding: .utf8)
+        #expect(entry.contains("Exec=/opt/ccrelay-test/bin/ccrelay daemon --autostart"), "\(entry)")
+        let valid = try run("/usr/bin/desktop-file-validate", [autostart])
+        #expect(valid.status == 0 && valid.standardOutput.isEmpty, "\(valid.standardOutput)")
         let unit = try String(contentsOfFile: root + "/lib/systemd/user/ccrelay.service", encoding: .utf8)
         #expect(unit.contains("ExecStart=/opt/ccrelay-test/bin/ccrelay daemon"), "the prefix, not DESTDIR, is in the unit")
         // The installed copy finds its daemon and its translations.
