@@ -51,7 +51,7 @@ let package = Package(
             name: "DaemonShellTests", dependencies: ["DaemonShell", "CCProtocol", "SessionLogic", "DesktopServices", "DBus", "EventLoop"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "SessionLogicTests", dependencies: ["SessionLogic"]),
-        .testTarget(name: "CLITests", dependencies: ["ccrelay", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "SessionLogic", "TestSupport", "CCurl", "EventLoop"]),
         .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(

@@ -23,8 +23,9 @@ enum StatusCommand {
                       interval, timeout, location (off, waiting, ok, denied,
                       disabled, unavailable, too-coarse, stopped) and version
           --watch     keep running and print a line (or, with --json, an object per
-                      line) each time the daemon announces a change, until Ctrl-C;
-                      waits for the daemon when it is not running
+                      line) each time the state, badge, address, location or last
+                      error changes, until Ctrl-C; waits for the daemon when it is
+                      not running
           -h, --help  show this help
 
         Exit status: 0 ok, 1 no session bus or no answer, 2 usage error,
@@ -124,9 +125,11 @@ enum StatusCommand {
             connection.onDisconnect = { continuation.finish() }
         }
         var running = false
+        var changed = StatusChangeFilter()
         for await change in changes {
             if case .owner(let owner) = change {
                 running = owner != nil
+                changed = StatusChangeFilter()
                 if !running {
                     if json { Output.out(#"{"state":"not-running"}"#) } else { Output.out(Style.dim(TimeText.clock()) + "  daemon not running") }
                     continue
@@ -135,6 +138,7 @@ enum StatusCommand {
             guard running else { continue }
             do {
                 let status = try await client.status()
+                guard changed.isNew(status) else { continue }
                 if json { Output.json(StatusJSON(status)) } else { Output.out(line(status)) }
             } catch {
                 if case .failed = error { _ = error.report("status") }
@@ -170,5 +174,18 @@ struct StatusJSON: Encodable {
         try container.encode(status.timeout, forKey: .timeout)
         try container.encode(status.location, forKey: .location)
         try container.encode(status.version, forKey: .version)
+    }
+}
+
+/// `status --watch` prints each change once: the daemon may announce one
+/// change in several signals (State, then Badge), and each signal's status
+/// read may already see the same, latest state. The time left does not count.
+struct StatusChangeFilter {
+    private var last: [String]?
+
+    mutating func isNew(_ status: DaemonStatus) -> Bool {
+        let key = [status.state, "\(status.badge)", "\(status.urgent)", status.ip, status.lastError, status.location]
+        defer { last = key }
+        return key != last
     }
 }

@@ -64,6 +64,9 @@ import Testing
         kill(rig.daemon.pid, SIGTERM)
         #expect(rig.daemon.wait() == 0)
         #expect(await eventually { watched().contains("daemon not running") }, "\(watched())")
+        // Each change once: no line repeats the state and badge of the one before it.
+        let states = watched().split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().prefix(3).joined(separator: " ") }
+        #expect(zip(states, states.dropFirst()).allSatisfy { $0 != $1 }, "\(watched())")
         let stopped = try rig.cli(["status"])
         #expect(stopped.status == 3)
         #expect(stopped.standardError.contains("not running"))

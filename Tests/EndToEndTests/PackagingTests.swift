@@ -98,6 +98,14 @@ import Testing
                      "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg"] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)")
         }
+        // PNG icons beside the SVG, each of its size (the PNG header's IHDR says).
+        for size in [16, 22, 24, 32, 48, 64, 128, 256] {
+            let png = try Data(contentsOf: URL(fileURLWithPath: root + "/share/icons/hicolor/\(size)x\(size)/apps/io.github.ccrelay.CCRelay.png"))
+            #expect(png.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "a PNG")
+            let width = png.count > 24 ? png[16..<20].reduce(0) { $0 << 8 | Int($1) } : 0
+            let height = png.count > 24 ? png[20..<24].reduce(0) { $0 << 8 | Int($1) } : 0
+            #expect(width == size && height == size, "\(size) px: \(width)×\(height)")
+        }
         // The XDG autostart entry goes where every desktop looks, whatever the prefix.
         let autostart = destdir + "/etc/xdg/autostart/io.github.ccrelay.CCRelay-autostart.desktop"
         let entry = try String(contentsOfFile: autostart, encoding: .utf8)
