@@ -9,10 +9,12 @@ protocol ControlTarget: AnyObject {
     func requestLogin()
     func requestLogout()
     func journal(limit: Int) -> [JournalEntry]
+    /// Shows the status bubble (what launching CC Relay does).
+    func showStatus()
 }
 
 /// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (DESIGN.md):
-/// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, and the
+/// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, `ShowStatus`, and the
 /// properties `State` and `Badge`, whose changes the daemon announces with
 /// `PropertiesChanged`.
 enum ControlAPI {
@@ -34,6 +36,10 @@ enum ControlAPI {
                 },
                 .init("Logout") { _ throws(DBusError) in
                     try daemon().requestLogout()
+                    return []
+                },
+                .init("ShowStatus") { _ throws(DBusError) in
+                    try daemon().showStatus()
                     return []
                 },
                 .init("ListAlerts", input: "u", output: "aa{sv}") { message throws(DBusError) in

@@ -52,8 +52,14 @@ extension Daemon: ControlTarget {
         case .delivered(let kind, let id):
             if id != 0 { try? store?.setNotificationID(id, forNewest: kind) }
         case .actionInvoked(let kind, let key, _):
-            acknowledge(kind)
-            if key == AlertAction.reloginKey { handle(.start) }
+            if kind != .status { acknowledge(kind) }
+            switch key {
+            case AlertAction.reloginKey, AlertAction.loginKey: handle(.start)
+            case AlertAction.logoutKey: handle(.logout)
+            case AlertAction.clearBadgeKey: _ = clearBadge()
+            case AlertAction.defaultKey where kind != .status: showStatus()
+            default: break
+            }
         case .closed(let kind, .dismissed):
             acknowledge(kind)
         default:
@@ -161,6 +167,13 @@ extension Daemon: ControlTarget {
     }
 
     func requestLogin() { handle(.start) }
+
+    func showStatus() {
+        let status = self.status()
+        let summary = StatusSummary(
+            state: status.state, ip: status.ip, remaining: status.remaining, unread: Int(status.badge), problem: status.lastError)
+        desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localize))
+    }
 
     func requestLogout() { handle(.logout) }
 

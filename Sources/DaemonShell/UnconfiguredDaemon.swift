@@ -32,6 +32,10 @@ public final class UnconfiguredDaemon: ControlTarget {
         self.log = log
         desktop = try SessionBusFace(loop: loop, log: log)
         journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
+        desktop.onAlertEvent = { [weak self] event in
+            guard let self, case .actionInvoked(_, let key, _) = event, key == AlertAction.clearBadgeKey else { return }
+            _ = self.clearBadge()
+        }
     }
 
     /// Claims the name and starts watching the configuration; `done` hears why not.
@@ -109,6 +113,12 @@ public final class UnconfiguredDaemon: ControlTarget {
     }
 
     func requestLogin() { log("not set up: a login needs a usable \(configurationPath)") }
+
+    func showStatus() {
+        let status = self.status()
+        let summary = StatusSummary(state: status.state, ip: "", remaining: nil, unread: Int(status.badge), problem: status.lastError)
+        desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localize))
+    }
 
     func requestLogout() {}
 

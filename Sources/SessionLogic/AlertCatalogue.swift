@@ -13,6 +13,8 @@ public enum AlertSubject: Sendable, Hashable {
     /// A campus notice: the server's plain text.
     case notice(id: String, title: String, body: String, urgency: Urgency)
     case backOnline
+    /// What the daemon is doing, shown when CC Relay is launched.
+    case status(StatusSummary)
 
     /// The alert kind, and so the notification slot.
     public var kind: AlertKind {
@@ -26,7 +28,28 @@ public enum AlertSubject: Sendable, Hashable {
         case .serverUntrusted: .serverUntrusted
         case .notice: .notice
         case .backOnline: .backOnline
+        case .status: .status
         }
+    }
+}
+
+/// The facts of the status bubble.
+public struct StatusSummary: Sendable, Hashable {
+    /// A state name of `ccrelay status` (`online`, `failing`, … `unconfigured`).
+    public var state: String
+    public var ip: String
+    /// Seconds until the server logs the session out, when there is one.
+    public var remaining: Int64?
+    public var unread: Int
+    /// What stands in the way (the last error, or the configuration problem).
+    public var problem: String
+
+    public init(state: String, ip: String, remaining: Int64?, unread: Int, problem: String) {
+        self.state = state
+        self.ip = ip
+        self.remaining = remaining
+        self.unread = unread
+        self.problem = problem
     }
 }
 
@@ -126,6 +149,8 @@ public enum AlertCatalogue {
                 urgency: .normal, actions: [openAction])
         case .notice(_, let title, let body, let urgency):
             return Alert(kind: .notice, title: title, body: body, urgency: urgency, actions: [openAction])
+        case .status(let summary):
+            return statusAlert(summary, localize: localize)
         case .backOnline:
             return Alert(
                 kind: .backOnline, title: localize("Back online"),
@@ -186,6 +211,43 @@ public enum AlertCatalogue {
         return result + pending
     }
 
+    /// The status bubble: the state in a sentence, the unread count, and
+    /// actions whose labels say what they do (log in or out, clear the badge).
+    static func statusAlert(_ summary: StatusSummary, localize: (String) -> String) -> Alert {
+        var lines: [String] = []
+        var actions: [AlertAction] = []
+        switch summary.state {
+        case "online":
+            lines.append(fill(localize("Online: outside access for %s."), summary.ip.isEmpty ? "?" : summary.ip))
+            actions.append(AlertAction(key: AlertAction.logoutKey, label: localize("Log out")))
+        case "failing":
+            lines.append(fill(localize("Keep-alives are failing; the session ends in %s s unless one gets through."),
+                              "\(summary.remaining ?? 0)"))
+            actions.append(AlertAction(key: AlertAction.logoutKey, label: localize("Log out")))
+        case "logging-in":
+            lines.append(localize("Logging in…"))
+        case "no-network":
+            lines.append(localize("No network: waiting for it to come back."))
+        case "sleeping":
+            lines.append(localize("The computer is going to sleep."))
+        case "unconfigured":
+            lines.append(localize("Not set up yet."))
+        case "logged-out":
+            lines.append(localize("Logged out of the campus network."))
+            actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))
+        default:
+            lines.append(localize("Not logged in."))
+            actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))
+        }
+        if !summary.problem.isEmpty && summary.state != "online" { lines.append(summary.problem) }
+        if summary.unread > 0 {
+            lines.append(fill(localize("%s unread alerts (ccrelay history lists them)."), "\(summary.unread)"))
+            actions.append(AlertAction(key: AlertAction.clearBadgeKey, label: fill(localize("Clear %s unread"), "\(summary.unread)")))
+        }
+        return Alert(kind: .status, title: "CC Relay", body: lines.joined(separator: "\n"), urgency: .low, actions: actions,
+                     transient: true)
+    }
+
     /// One example of every subject, for `ccrelay notify-test` and for
     /// checking that every text has a translation.
     public static let examples: [AlertSubject] = [
@@ -198,6 +260,7 @@ public enum AlertCatalogue {
         .serverUntrusted(.unknownIssuer),
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
+        .status(StatusSummary(state: "online", ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
     ]
 
     /// Every credential problem, for checking that every text has a translation.

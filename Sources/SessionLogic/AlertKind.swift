@@ -11,6 +11,8 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case serverUntrusted = "server-untrusted"
     case notice = "notice"
     case backOnline = "back-online"
+    /// The status bubble shown when CC Relay is launched: not an alert, never journaled.
+    case status = "status"
 
     /// The `category` hint (freedesktop categories, or `x-ccrelay.*`).
     public var category: String {
@@ -22,11 +24,12 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
         case .serverUntrusted: "x-ccrelay.trust"
         case .notice: "x-ccrelay.notice"
         case .backOnline: "network.connected"
+        case .status: "x-ccrelay.status"
         }
     }
 
     /// How much one alert of this kind adds to the unread badge.
-    public var badgeIncrement: Int { self == .backOnline ? 0 : 1 }
+    public var badgeIncrement: Int { self == .backOnline || self == .status ? 0 : 1 }
 }
 
 /// Notification urgency, as the `urgency` hint's byte values.
@@ -62,6 +65,10 @@ public struct AlertAction: Sendable, Hashable {
     public static let defaultKey = "default"
     /// The key of the "log in again" action of a logout alert.
     public static let reloginKey = "relogin"
+    /// The status bubble's actions.
+    public static let loginKey = "login"
+    public static let logoutKey = "logout"
+    public static let clearBadgeKey = "clear-badge"
 }
 
 /// One alert, ready to show: localized text and presentation.

@@ -134,4 +134,39 @@ import Testing
         rig.loop.advance(by: .seconds(5))
         #expect(rig.server.requests.count == 1)
     }
+
+    @Test func theStatusBubbleSaysTheStateAndItsActionsDoWhatTheySay() throws {
+        let rig = try DaemonHarness()
+        rig.server.answer(ScriptedServer.loggedIn(notices: [Notice(id: "n-1", title: "维护", body: "今晚", urgency: "normal")]))
+        rig.loop.runPending()
+        rig.daemon.showStatus()
+        let bubble = try #require(rig.desktop.posted.last)
+        #expect(bubble.kind == .status && bubble.transient)
+        #expect(bubble.body.contains("outside access for 10.1.2.3") && bubble.body.contains("1 unread"), "\(bubble.body)")
+        #expect(bubble.actions.map(\.key) == [AlertAction.logoutKey, AlertAction.clearBadgeKey])
+        #expect(bubble.actions.map(\.label) == ["Log out", "Clear 1 unread"])
+        #expect(try rig.store().alerts(limit: 10).allSatisfy { $0.kind != .status }, "the status bubble is not journaled")
+
+        rig.desktop.onAlertEvent?(.actionInvoked(.status, key: AlertAction.clearBadgeKey, activationToken: nil))
+        #expect(rig.daemon.status().badge == 0)
+        rig.desktop.onAlertEvent?(.actionInvoked(.status, key: AlertAction.logoutKey, activationToken: nil))
+        #expect(rig.server.pending == .logout)
+        #expect(rig.daemon.status().state == "offline")
+        rig.daemon.showStatus()
+        #expect(rig.desktop.posted.last?.actions.map(\.label) == ["Log in"])
+        rig.desktop.onAlertEvent?(.actionInvoked(.status, key: AlertAction.loginKey, activationToken: nil))
+        #expect(rig.server.requests.last == .login(user: nil, password: nil))
+    }
+
+    @Test func anAlertsDefaultActionShowsTheStatus() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nauto-relogin = false")
+        rig.server.answer(ScriptedServer.loggedIn())
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: "bye"))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.last?.kind == .loggedOut)
+        rig.desktop.onAlertEvent?(.actionInvoked(.loggedOut, key: AlertAction.defaultKey, activationToken: nil))
+        #expect(rig.desktop.posted.last?.kind == .status, "Show status shows it")
+        #expect(rig.daemon.status().badge == 0, "and acknowledges the alert")
+    }
 }

@@ -117,6 +117,23 @@ import Testing
         #expect(offline.standardOutput == result.standardOutput)
     }
 
+    @Test func showPutsTheStatusInABubbleWithoutATerminal() async throws {
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        let shown = try rig.cli(["show"])
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let bubbles = LockedBox<[Dunst.Record]>([])
+        #expect(await eventually { bubbles.set((try? rig.dunst.closeAllAndReadHistory()) ?? []); return !bubbles.get().isEmpty })
+        let status = try #require(bubbles.get().first { $0.category == "x-ccrelay.status" }, "\(bubbles.get())")
+        #expect(status.body.contains("outside access for 127.0.0.1"), "\(status.body)")
+        // No daemon at all (as from the menu before it was ever started): a bubble says how to start one.
+        let bus = try PrivateBus()
+        let dunst = try await Dunst(on: bus)
+        let alone = try run(DaemonRig.ccrelay, ["show"], environment: bus.environment)
+        #expect(alone.status == 3)
+        #expect(await eventually { ((try? dunst.closeAllAndReadHistory()) ?? []).contains { $0.body.contains("systemctl --user start ccrelay") } })
+    }
+
     @Test(arguments: [SIGTERM, SIGKILL])
     func aRestartCarriesOnWithTheSessionWithoutANewLogin(_ signal: Int32) async throws {
         let rig = try await DaemonRig()

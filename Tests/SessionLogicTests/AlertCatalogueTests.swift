@@ -17,6 +17,7 @@ import Testing
             .serverUntrusted: ("x-ccrelay.trust", .normal, 1),
             .notice: ("x-ccrelay.notice", .normal, 1),
             .backOnline: ("network.connected", .low, 0),
+            .status: ("x-ccrelay.status", .low, 0),
         ]
         #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)
         for subject in AlertCatalogue.examples {
@@ -25,7 +26,8 @@ import Testing
             #expect(alert.kind.category == category, "\(alert.kind)")
             #expect(alert.urgency == urgency, "\(alert.kind)")
             #expect(alert.kind.badgeIncrement == badge, "\(alert.kind)")
-            #expect(alert.transient == (alert.kind == .backOnline), "only back-online is transient")
+            #expect(alert.transient == (alert.kind == .backOnline || alert.kind == .status),
+                    "only back-online and the status bubble are transient")
         }
     }
 
