@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "SessionLogic", "CCProtocol", "CLinux", "EventLoop"]),
         .executableTarget(name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
-        .executableTarget(name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop"]),
+        .executableTarget(name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 

@@ -24,7 +24,7 @@ public enum ConfigurationCheck {
     }
 
     /// What the CC/1 client takes from the configuration.
-    static func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
+    public static func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
         ServerConfiguration(
             url: configuration.serverURL, caFile: configuration.caFile, pinnedKey: configuration.pinnedKey,
             interface: configuration.interface, certificate: configuration.certificate, key: configuration.key)

@@ -1,3 +1,4 @@
+import CCProtocol
 import EventLoop
 import DesktopServices
 import DaemonShell
@@ -45,6 +46,39 @@ func check(_ path: String) -> Never {
     exit(0)
 }
 
+/// `ccrelay setup`'s test of the answers: the configuration's checks, then
+/// one login (the password, for a password login, on standard input) and its
+/// logout; says what the server answered. Exit status 0 only when it logged in.
+func tryLogin(_ path: String) -> Never {
+    let loaded = ConfigurationCheck.load(path)
+    for error in loaded.errors { log("error: \(error)") }
+    guard let configuration = loaded.configuration else { exit(1) }
+    let password = configuration.user == nil ? nil : readLine(strippingNewline: true)
+    do {
+        let loop = try EventLoop()
+        let client = try CCClient(
+            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: ccrelayVersion), loop: loop)
+        var name = [CChar](repeating: 0, count: 256)
+        gethostname(&name, name.count - 1)
+        let device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        client.login(device: device, user: configuration.user, password: password) { exchange in
+            guard case .loggedIn(let grant) = exchange.outcome else {
+                log("the server did not log you in: \(exchange.outcome.problem?.sentence ?? "no answer")")
+                exit(1)
+            }
+            let line = "The server logged you in (outside access for \(grant.ip), a keep-alive every \(grant.interval) s); logged out again.\n"
+            client.logout(session: grant.session) { _ in
+                _ = line.withCString { write(1, $0, strlen($0)) }
+                exit(0)
+            }
+        }
+        loop.run()
+    } catch {
+        log("cannot try the login: \(error)")
+    }
+    exit(1)
+}
+
 /// Loads the configuration and starts the daemon; it then runs on `loop`
 /// until SIGTERM or SIGINT, which exit the process.
 func runDaemon(_ arguments: [String]) -> Never {
@@ -53,6 +87,7 @@ func runDaemon(_ arguments: [String]) -> Never {
     case 0: path = ConfigurationFile.defaultPath()
     case 2 where arguments[0] == "--config": path = arguments[1]
     case 3 where arguments[0] == "--check" && arguments[1] == "--config": check(arguments[2])
+    case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2])
     default:
         log("ccrelay-daemon is started by 'ccrelay daemon [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)

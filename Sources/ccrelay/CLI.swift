@@ -23,7 +23,7 @@ struct Subcommand: Sendable {
 /// The command table and the top-level dispatch of `ccrelay`.
 enum CLI {
     static let subcommands: [Subcommand] = [
-        DaemonCommand.command, StatusCommand.command, ShowCommand.command, BadgeCommand.command, HistoryCommand.command,
+        DaemonCommand.command, SetupCommand.command, StatusCommand.command, ShowCommand.command, BadgeCommand.command, HistoryCommand.command,
         LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command,
         CompletionsCommand.command, DemoCommand.command,
     ]

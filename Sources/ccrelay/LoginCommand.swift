@@ -123,7 +123,7 @@ enum LoginCommand {
     }
 
     /// Reads a line from the terminal with echo off; nil without a terminal.
-    private static func askWithoutEcho(_ prompt: String) -> String? {
+    static func askWithoutEcho(_ prompt: String) -> String? {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
             Output.error("login: no terminal to ask for the password; use --password-stdin")

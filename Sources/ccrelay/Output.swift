@@ -6,6 +6,8 @@ import Glibc
 /// Writes to the standard streams without buffering surprises between them.
 enum Output {
     static func out(_ text: String) { write(1, text + "\n") }
+    /// A question on standard output, the answer typed after it on the same line.
+    static func prompt(_ text: String) { write(1, text) }
 
     /// An error or warning on standard error, prefixed with the program name.
     static func error(_ text: String) { write(2, "ccrelay: " + text + "\n") }

@@ -9,7 +9,7 @@ import Testing
 /// journal commands without a daemon, and shell completions that work.
 @Suite struct CommandLineTests {
     let ccrelay = DaemonRig.ccrelay
-    static let commands = ["daemon", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "completions"]
+    static let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "completions"]
 
     /// An environment with a private state directory and no session bus.
     func isolated() -> [String: String] {

@@ -1,0 +1,255 @@
+import DBus
+import DBusAsync
+import DesktopServices
+import DispatchLoop
+import EventLoop
+import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ccrelay setup`: from nothing to online in one command. Asks what it was
+/// not told (on a terminal, the current answers as defaults), tries the
+/// login once (and logs out) before it writes anything, then writes the
+/// configuration 0600 with absolute paths and starts ccrelay at login.
+enum SetupCommand {
+    static let usage = """
+        Usage: ccrelay setup [--server URL] [--certificate FILE] [--key FILE] [--ca-file FILE]
+                             [--pinned-key PIN] [--interface IF] [--user ID --password-stdin]
+                             [--yes] [--force] [--no-autostart] [--config PATH]
+
+        Sets ccrelay up: the campus server, your student certificate (a PEM
+        certificate and key), and what else the campus needs. On a terminal it
+        asks for what the options do not give, showing the current answers as
+        defaults; with the options it asks nothing. Before writing anything it
+        logs in once with the answers (and logs out again) and says what the server
+        answered; only then does it write the configuration (mode 0600, absolute
+        paths) and start ccrelay at login (systemctl --user enable --now ccrelay;
+        the desktop's autostart entry covers desktops without it).
+
+        Options:
+          --server URL         the CC server (https://, or http:// to this computer)
+          --certificate FILE   your student certificate (PEM)
+          --key FILE           its private key (PEM, chmod 600)
+          --ca-file FILE       the campus CA, when the server's is not in the system's
+          --pinned-key PIN     the server's public key pin (sha256//…)
+          --interface IF       send through this network interface only
+          --user ID            log in with a user name and password (kept in the keyring)
+          --password-stdin     read that password from standard input
+          --p12-password-stdin  a PKCS#12 bundle's password: not supported yet
+                                (convert the bundle to a PEM certificate and key)
+          --yes                ask nothing: take the options and the current answers
+          --force              replace an existing configuration
+          --no-autostart       do not start ccrelay at login
+          --config PATH        write this file instead of $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
+          -h, --help           show this help
+
+        Exit status: 0 when the login worked and the configuration is written,
+        1 when it did not (nothing is written), 2 on a usage error.
+        """
+
+    static let command = Subcommand(
+        name: "setup", summary: "set ccrelay up: server, certificate, a test login, start at login", usage: usage,
+        flags: ["password-stdin", "yes", "force", "no-autostart", "p12-password-stdin"],
+        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config"],
+        values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,
+                 "config": Subcommand.fileValue],
+        run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("setup", "unexpected argument '\(parsed.positionals[0])'") }
+        if parsed.has("p12-password-stdin") {
+            Output.error("setup: PKCS#12 bundles with a password are not supported yet; convert it: "
+                + "openssl pkcs12 -in FILE.p12 -out cert.pem -clcerts -nokeys && openssl pkcs12 -in FILE.p12 -out key.pem -nocerts -nodes")
+            return ExitStatus.failure
+        }
+        if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", "--password-stdin goes with --user") }
+        let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
+        if access(path, F_OK) == 0 && !parsed.has("force") {
+            Output.error("setup: \(path) exists; run with --force to replace it (its answers are the defaults then)")
+            return ExitStatus.failure
+        }
+        let current = existingAnswers(path)
+        let asking = isatty(0) != 0 && !parsed.has("yes") && !parsed.has("password-stdin")
+        func answer(_ key: String, _ question: String, required: Bool) -> String? {
+            if let given = parsed.values[key] { return given }
+            let fallback = current[key]
+            guard asking else { return fallback }
+            let shown = fallback.map { " [\($0)]" } ?? (required ? "" : " (none)")
+            Output.prompt(question + shown + ": ")
+            let typed = String((readLine(strippingNewline: true) ?? "").drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+            return typed.isEmpty ? fallback : typed
+        }
+        guard let server = answer("server", "CC server URL", required: true), !server.isEmpty else {
+            return usageError("setup", "the server is needed: --server URL")
+        }
+        let user = answer("user", "User name for a password login", required: false)
+        let certificate = answer("certificate", "Student certificate (PEM file)", required: user == nil)
+        let key = certificate == nil ? nil : answer("key", "Its private key (PEM file)", required: true)
+        let caFile = answer("ca-file", "Campus CA file", required: false)
+        guard user != nil || certificate != nil else { return usageError("setup", "a certificate (--certificate) or a user (--user) is needed") }
+        var password: String?
+        if let user {
+            password = parsed.has("password-stdin") ? readLine(strippingNewline: true)
+                : LoginCommand.askWithoutEcho("Campus password for \(user): ")
+            guard password != nil else { return ExitStatus.failure }
+        }
+
+        var lines = ["# Written by ccrelay setup; see ccrelay(1).", "[server]", "url = \(server)"]
+        if let caFile { lines.append("ca-file = \(absolute(caFile))") }
+        if let pin = parsed.values["pinned-key"] ?? current["pinned-key"] { lines.append("pinned-key = \(pin)") }
+        if let interface = parsed.values["interface"] ?? current["interface"] { lines.append("interface = \(interface)") }
+        lines.append("[auth]")
+        if let certificate { lines.append("certificate = \(absolute(certificate))") }
+        if let key { lines.append("key = \(absolute(key))") }
+        if let user { lines.append("user = \(user)") }
+        let text = lines.joined(separator: "\n") + "\n"
+
+        // The answers are tried from a private file next to the real one, which is written only after a login.
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        makeFolders(folder)
+        let trial = folder + "/.ccrelay-setup-\(getpid()).conf"
+        defer { unlink(trial) }
+        guard write(text, to: trial) else {
+            Output.error("setup: cannot write in \(folder): \(SystemError.reason(errno))")
+            return ExitStatus.failure
+        }
+        Output.out("Trying to log in to \(server)…")
+        guard tryLogin(trial, password: password) else {
+            Output.error("setup: nothing was written; fix the answers above and run ccrelay setup again")
+            return ExitStatus.failure
+        }
+        guard rename(trial, path) == 0 else {
+            Output.error("setup: cannot write \(path): \(SystemError.reason(errno))")
+            return ExitStatus.failure
+        }
+        Output.out("Wrote \(path).")
+        if let user, let password, !(await savePassword(password, user: user)) { return ExitStatus.failure }
+        if !parsed.has("no-autostart") {
+            if systemctl(["enable", "--now", "ccrelay.service"]) {
+                Output.out("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay).")
+            } else if await startThroughTheBus() {
+                Output.out("ccrelay runs now (started through the session bus) and starts at every login (the desktop's autostart entry).")
+            } else {
+                Output.out("ccrelay starts at your next login (the desktop's autostart entry); to start it now: ccrelay daemon")
+            }
+        }
+        return ExitStatus.ok
+    }
+
+    /// The current configuration's answers (the defaults of a second run).
+    private static func existingAnswers(_ path: String) -> [String: String] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
+        let parsed = ConfigurationParser.parse(text, file: path, home: getenv("HOME").map { String(cString: $0) } ?? "/")
+        guard let configuration = parsed.configuration else { return [:] }
+        var answers: [String: String] = ["server": configuration.serverURL]
+        answers["certificate"] = configuration.certificate
+        answers["key"] = configuration.key
+        answers["ca-file"] = configuration.caFile
+        answers["pinned-key"] = configuration.pinnedKey
+        answers["interface"] = configuration.interface
+        answers["user"] = configuration.user
+        return answers
+    }
+
+    private static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard let resolved = realpath(path, &buffer) else {
+            var here = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            return (getcwd(&here, here.count).map { String(cString: $0) } ?? "") + "/" + path
+        }
+        return String(cString: resolved)
+    }
+
+    private static func makeFolders(_ folder: String) {
+        var built = ""
+        for part in folder.split(separator: "/") {
+            built += "/" + part
+            mkdir(built, 0o700)
+        }
+    }
+
+    private static func write(_ text: String, to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    }
+
+    /// `ccrelay-daemon --try --config PATH`: the daemon's own checks and one login, the password on its stdin.
+    private static func tryLogin(_ path: String, password: String?) -> Bool {
+        guard let program = helperProgram("ccrelay-daemon") else {
+            Output.error("setup: ccrelay-daemon is missing (reinstall ccrelay)")
+            return false
+        }
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return false }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
+        posix_spawn_file_actions_addclose(&actions, ends[1])
+        let words: [String] = ["ccrelay-daemon", "--try", "--config", path]
+        var argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, nil, &argv, environ)
+        close(ends[0])
+        if spawned == 0, let password {
+            let line = Array((password + "\n").utf8)
+            _ = line.withUnsafeBytes { Glibc.write(ends[1], $0.baseAddress, $0.count) }
+        }
+        close(ends[1])
+        guard spawned == 0 else { return false }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status == 0
+    }
+
+    private static func savePassword(_ password: String, user: String) async -> Bool {
+        guard let connection = try? Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.setup")) else {
+            Output.error("setup: no session bus to reach the keyring; save the password later: ccrelay login --save-password --user \(user)")
+            return false
+        }
+        defer { connection.loop.sync { connection.close() } }
+        let failure: DBusError? = await withCheckedContinuation { continuation in
+            connection.loop.execute {
+                SecretService(connection: connection).storePassword(password, user: user) { continuation.resume(returning: $0) }
+            }
+        }
+        if let failure {
+            Output.error("setup: the keyring did not save the password (\(failure.message)); save it: ccrelay login --save-password --user \(user)")
+            return false
+        }
+        Output.out("Saved the campus password of \(user) in your keyring.")
+        return true
+    }
+
+    /// Without systemd: the bus starts the daemon (its D-Bus service file) for
+    /// a first call; a running one reads its new configuration by itself.
+    private static func startThroughTheBus() async -> Bool {
+        guard let client = try? ControlClient.connect() else { return false }
+        defer { client.close() }
+        return (try? await client.call("GetStatus", timeout: .seconds(30))) != nil
+    }
+
+    /// `systemctl --user ARGUMENTS`, quietly; true when it worked.
+    private static func systemctl(_ arguments: [String]) -> Bool {
+        guard access("/usr/bin/systemctl", X_OK) == 0 else { return false }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let words: [String] = ["systemctl", "--user", "--quiet"] + arguments
+        var argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/usr/bin/systemctl", &actions, nil, &argv, environ) == 0 else { return false }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return status == 0
+    }
+}

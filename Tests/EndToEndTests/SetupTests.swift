@@ -1,0 +1,63 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `ccrelay setup` (issue 13): from nothing to online in one command, the
+/// login tried before anything is written, nothing written when it fails.
+@Suite struct SetupTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-setup-\(UUID().uuidString)").path
+    var configPath: String { folder + "/config/ccrelay/ccrelay.conf" }
+
+    func setup(_ arguments: [String], bus: PrivateBus? = nil) throws -> CommandResult {
+        var environment = ["XDG_CONFIG_HOME": folder + "/config", "XDG_STATE_HOME": folder + "/state",
+                           "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "PATH": "/usr/local/bin:/bin"]
+        environment["DBUS_SESSION_BUS_ADDRESS"] = bus?.address ?? "unix:path=/nonexistent"
+        return try run(DaemonRig.ccrelay, ["setup"] + arguments, environment: environment)
+    }
+
+    @Test func aFreshUserGetsOnlineInOneCommand() async throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        // The bus starts the daemon as the package's D-Bus service file does (no systemd here).
+        let daemonLog = folder + "/daemon.log"
+        let bus = try PrivateBus(services: ["io.github.ccrelay.CCRelay":
+            "env XDG_STATE_HOME=\(folder)/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \(DaemonRig.ccrelay) daemon --config \(configPath) 2>>\(daemonLog)"])
+        let result = try setup(["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                                "--ca-file", pki.caCertificate, "--yes"], bus: bus)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("The server logged you in"), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("started through the session bus"), "\(result.standardOutput)")
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        #expect(text.contains("certificate = \(pki.clientCertificate)") && text.contains("ca-file = \(pki.caCertificate)"))
+        var info = stat()
+        #expect(stat(configPath, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // The trial login was logged out again; the daemon's is online.
+        #expect(await eventually(timeout: .seconds(20)) { (try? sim.sessions().filter { $0["reason"] == nil }.count) == 1 },
+                "\((try? String(contentsOfFile: daemonLog, encoding: .utf8)) ?? "")")
+        #expect(try sim.sessions().first?["reason"] as? String == "logout")
+        let status = try run(DaemonRig.ccrelay, ["status", "--json"], environment: bus.environment)
+        #expect(status.standardOutput.contains("\"state\":\"online\""), "\(status.standardOutput)")
+        _ = try? run(DaemonRig.ccrelay, ["logout"], environment: bus.environment)
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func nothingIsWrittenWhenTheLoginFailsAndNothingIsReplacedWithoutForce() throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        // Without the campus CA the server cannot be verified: refused, nothing written.
+        let refused = try setup(["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                                 "--yes", "--no-autostart"])
+        #expect(refused.status == 1)
+        #expect(refused.standardError.contains("did not log you in"), "\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: configPath))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder + "/config/ccrelay").isEmpty, "no trial file left")
+        let good = ["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                    "--ca-file", pki.caCertificate, "--yes", "--no-autostart"]
+        #expect(try setup(good).status == 0)
+        let again = try setup(good)
+        #expect(again.status == 1 && again.standardError.contains("--force"))
+        #expect(try setup(good + ["--force"]).status == 0)
+        #expect(try sim.sessions().count == 2, "one trial login each time it wrote")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
