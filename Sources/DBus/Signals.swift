@@ -77,7 +77,7 @@ struct NameOwnerEntry {
 
 extension Connection {
     /// Subscribes to signals matching `rule` (on `loop`). The handler runs on
-    /// `queue` for every matching signal until `unsubscribe`.
+    /// `loop` for every matching signal until `unsubscribe`.
     public func subscribe(_ rule: MatchRule, handler: @escaping (Message) -> Void) -> SubscriptionToken {
         loop.preconditionIsCurrent("a D-Bus connection")
         let token = SubscriptionToken(id: nextToken())

@@ -8,11 +8,11 @@ import Glibc
 #endif
 
 /// The daemon shell: runs the pure `Session` on the daemon's event loop and carries
-/// out its effects — CC/1 requests through `CCClient`, the boot-clock timer,
-/// desktop alerts through the `Notifier`, the alert journal and badge in the
-/// `AlertStore` (announced to docks as a LauncherEntry), the control API on
-/// the session bus (Daemon+Control.swift), location fixes and their alerts
-/// (Daemon+Location.swift), systemd notifications.
+/// out its effects through its ports — CC/1 requests through a `CCTransport`
+/// (`CCClient`), the boot-clock timer, alerts, the badge and the control API
+/// through a `DesktopFace` (`SessionBusFace`), the alert journal in the
+/// `AlertStore`, location fixes and their alerts (Daemon+Location.swift),
+/// systemd notifications. The shell's unit tests drive it on a `ManualLoop`.
 ///
 /// Confinement: everything runs on `loop`, one thread; the CC/1 client's
 /// requests run one at a time, in order, in libcurl's multi handle on it.

@@ -72,8 +72,8 @@ final class GeoClueLocation: LocationSource, @unchecked Sendable {
     }
 
     /// GetClient, its properties, the subscriptions, then Start: completion
-    /// calls on `loop` (no Swift concurrency, which would start libdispatch's
-    /// 1 Hz worker-pool monitor). Answers to a stopped client are ignored.
+    /// calls on `loop` (the daemon has no Swift concurrency: one thread).
+    /// Answers to a stopped client are ignored.
     private func begin(on connection: Connection, generation: Int) {
         // Real geoclue holds GetClient until a location agent for this user appears.
         connection.call(

@@ -74,8 +74,7 @@ final class PortalLocation: LocationSource, @unchecked Sendable {
             "time-threshold": Variant(LocationThresholds.timeSeconds),
             "accuracy": Variant(Self.exact),
         ]
-        // Completion calls on `loop`, not Swift concurrency (which would start
-        // libdispatch's 1 Hz worker-pool monitor).
+        // Completion calls on `loop`: the daemon has no Swift concurrency (one thread).
         connection.call(.methodCall(
             destination: Self.service, path: Self.path, interface: Self.interface, member: "CreateSession",
             body: [options.dbusValue])

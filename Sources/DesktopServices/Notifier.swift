@@ -21,7 +21,7 @@ import SessionLogic
 ///   counts as delivered, and cannot be replaced or closed.
 ///
 /// Confinement (why `@unchecked Sendable` is sound): all state is used only on
-/// the connection's queue; every public method must be called there.
+/// the connection's loop; every public method must be called there.
 public final class Notifier: @unchecked Sendable {
     public static let busName = "org.freedesktop.Notifications"
     static let path: ObjectPath = "/org/freedesktop/Notifications"

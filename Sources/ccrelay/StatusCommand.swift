@@ -56,39 +56,54 @@ enum StatusCommand {
     static func describe(_ status: DaemonStatus) -> String {
         var lines = ["ccrelay \(Output.printable(status.version)): " + Style.bold(paintState(status.state))]
         func row(_ label: String, _ value: String) { lines.append("  " + CLI.padded(label, 12) + value) }
-        row("server", Output.printable(status.server))
-        if !status.ip.isEmpty { row("address", Output.printable(status.ip)) }
+        row(localize("server"), Output.printable(status.server))
+        if !status.ip.isEmpty { row(localize("address"), Output.printable(status.ip)) }
         if let remaining = status.remaining {
-            row("session", "\(duration(remaining)) left (keep-alive every \(status.interval) s, timeout \(status.timeout) s)")
+            row(localize("session"), fill(localize("%s left (keep-alive every %s s, timeout %s s)"), duration(remaining), "\(status.interval)", "\(status.timeout)"))
         } else {
-            row("session", "none")
+            row(localize("session"), localize("none"))
         }
-        let unread = status.badge == 1 ? "1 unread alert" : "\(status.badge) unread alerts"
-        row("badge", status.urgent ? unread + " " + Style.red("(critical)") : unread)
-        if status.location != "off" { row("location", describeLocation(status.location)) }
+        let unread = fill(localize("unread alerts: %s"), "\(status.badge)")
+        row(localize("badge"), status.urgent ? unread + " " + Style.red(localize("(critical)")) : unread)
+        if status.location != "off" { row(localize("location"), describeLocation(status.location)) }
         if !status.lastError.isEmpty {
-            row("last error", Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
+            row(localize("last error"), Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
         }
         if let next = status.nextAttempt, status.state != "online" {
-            row("next try", next == 0 ? "now" : "in \(duration(next))")
+            row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
         }
         return lines.joined(separator: "\n")
     }
 
+    /// The user's language (gettext; `make pot` extracts what this is called with).
+    private static func localize(_ messageID: String) -> String { Localization.localize(messageID) }
+
+    /// `template` with each `%s` replaced by the next of `values` (translations keep the placeholders).
+    static func fill(_ template: String, _ values: String...) -> String {
+        var result = ""
+        var rest = values[...]
+        var remaining = Substring(template)
+        while let range = remaining.firstRange(of: "%s") {
+            result += remaining[..<range.lowerBound] + (rest.popFirst() ?? "")
+            remaining = remaining[range.upperBound...]
+        }
+        return result + remaining
+    }
+
     static func describeLocation(_ state: String) -> String {
-        switch state {
-        case "ok": Style.green("sending a fix with each keep-alive")
-        case "waiting": "waiting for a fix"
-        case "denied": Style.red("denied for ccrelay (see ccrelay history)")
-        case "disabled": Style.red("location services are off")
-        case "unavailable": Style.red("no location service (GeoClue) running")
-        case "too-coarse": Style.yellow("only an approximate location is allowed")
-        case "stopped": Style.yellow("the location service stopped")
+        return switch state {
+        case "ok": Style.green(localize("sending a fix with each keep-alive"))
+        case "waiting": localize("waiting for a fix")
+        case "denied": Style.red(localize("denied for ccrelay (see ccrelay history)"))
+        case "disabled": Style.red(localize("location services are off"))
+        case "unavailable": Style.red(localize("no location service (GeoClue) running"))
+        case "too-coarse": Style.yellow(localize("only an approximate location is allowed"))
+        case "stopped": Style.yellow(localize("the location service stopped"))
         default: Output.printable(state)
         }
     }
 
-    /// One line for `--watch`.
+    /// One `--watch` line: the time, the state, the badge, the time left, the last error.
     static func line(_ status: DaemonStatus) -> String {
         var parts = [paintState(status.state), "badge \(status.badge)"]
         if let remaining = status.remaining { parts.append("\(duration(remaining)) left") }

@@ -30,10 +30,20 @@ import Testing
         #expect(text.standardOutput.contains(": online"), "\(text.standardOutput)")
         #expect(text.standardOutput.contains("keep-alive every 2 s, timeout 8 s"))
         #expect(!text.standardOutput.contains("\u{1B}["), "no colour when not on a terminal")
+        // In the user's language, like the alerts.
+        for (language, words) in [("zh_CN.UTF-8", ["服务器", "每 2 秒保持在线一次"]), ("zh_TW.UTF-8", ["伺服器", "每 2 秒保持連線一次"])] {
+            var environment = rig.environment
+            environment["LANG"] = language
+            environment["LANGUAGE"] = ""
+            environment["LC_ALL"] = ""
+            environment["CCRELAY_LOCALEDIR"] = NotifyTestCommandTests.localeDirectory
+            let translated = try run(DaemonRig.ccrelay, ["status"], environment: environment)
+            #expect(words.allSatisfy(translated.standardOutput.contains), "\(language): \(translated.standardOutput)")
+        }
 
         let introspection = try run("/usr/bin/busctl", ["--address=\(rig.bus.address)", "introspect", "io.github.ccrelay.CCRelay",
                                                         "/io/github/ccrelay/CCRelay", "io.github.ccrelay.CCRelay1"])
-        for member in ["GetStatus", "ClearBadge", "Login", "Logout", "ListAlerts", "State", "Badge"] {
+        for member in ["GetStatus", "ClearBadge", "Login", "Logout", "ListAlerts", "ShowStatus", "State", "Badge"] {
             #expect(introspection.standardOutput.contains(member), "\(member): \(introspection.standardOutput)")
         }
     }
