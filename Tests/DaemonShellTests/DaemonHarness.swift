@@ -13,6 +13,8 @@ final class DaemonHarness {
     let loop = ManualLoop()
     let server = ScriptedServer()
     let desktop = RecordingDesktop()
+    /// The system watch the daemon made: the test sends its logind and NetworkManager events.
+    let system = FakeSystemWatch()
     let folder: String
     let daemon: Daemon
 
@@ -29,7 +31,10 @@ final class DaemonHarness {
         let log = LogBox()
         daemon = Daemon(
             configuration: configuration, configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
-            transport: server, desktop: desktop, systemWatch: { _ in nil }, storePath: folder + "/alerts.db",
+            transport: server, desktop: desktop, systemWatch: { [system] onEvent in
+                system.onEvent = onEvent
+                return system
+            }, storePath: folder + "/alerts.db",
             log: { log.lines.append($0) })
         self.log = log
         var failure: Error?
@@ -82,10 +87,12 @@ final class ScriptedServer: CCTransport {
         record(.logout, completion)
     }
 
+    /// As CCClient does: in turn, after the requests asked for before it.
     func dropConnection(completion: @escaping () -> Void) {
         drops += 1
-        completion()
+        if waiting.isEmpty { completion() } else { dropsWaiting.append(completion) }
     }
+    private var dropsWaiting: [() -> Void] = []
 
     private func record(_ request: Request, _ completion: @escaping (Exchange) -> Void) {
         requests.append(request)
@@ -97,6 +104,11 @@ final class ScriptedServer: CCTransport {
         guard !waiting.isEmpty else { return }
         let (_, completion) = waiting.removeFirst()
         completion(Exchange(outcome: outcome, httpStatus: 200, curlCode: 0, connectionsOpened: 0))
+        if waiting.isEmpty {
+            let drops = dropsWaiting
+            dropsWaiting = []
+            drops.forEach { $0() }
+        }
     }
 
     static func loggedIn(interval: Int = 60, timeout: Int = 180, notices: [Notice] = []) -> Outcome {
@@ -107,6 +119,18 @@ final class ScriptedServer: CCTransport {
     static func accepted(interval: Int? = nil, notices: [Notice] = []) -> Outcome {
         .accepted(KeepAliveGrant(interval: interval, timeout: nil, notices: notices))
     }
+}
+
+/// logind and NetworkManager as the test says.
+final class FakeSystemWatch: SystemWatching {
+    var onEvent: ((SessionEvent) -> Void)?
+    private(set) var started = false
+    private(set) var sleepLocksReleased = 0
+
+    func start() { started = true }
+    func releaseSleepLock() { sleepLocksReleased += 1 }
+
+    func send(_ event: SessionEvent) { onEvent?(event) }
 }
 
 /// A desktop face that records posts, closes and announcements.

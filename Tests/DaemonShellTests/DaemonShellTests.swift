@@ -169,4 +169,47 @@ import Testing
         #expect(rig.desktop.posted.last?.kind == .status, "Show status shows it")
         #expect(rig.daemon.status().badge == 0, "and acknowledges the alert")
     }
+
+    @Test func networkChangesPauseRequestsAndTheReturnSendsAKeepAliveOnAFreshConnection() throws {
+        let rig = try DaemonHarness()
+        #expect(rig.system.started)
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.system.send(.connectivity(online: false))
+        #expect(rig.daemon.status().state == "no-network")
+        rig.loop.advance(by: .seconds(150))
+        #expect(rig.server.requests.count == 1, "no requests while the network is down")
+        let drops = rig.server.drops
+        rig.system.send(.connectivity(online: true))
+        #expect(rig.server.pending == .keepAlive(seq: 1), "a keep-alive at once when it returns")
+        #expect(rig.server.drops == drops + 1, "on a fresh connection")
+        rig.server.answer(ScriptedServer.accepted())
+        #expect(rig.daemon.status().state == "online")
+        #expect(rig.desktop.posted.isEmpty, "no alert for a network that came back in time")
+    }
+
+    @Test func sleepWaitsForTheKeepAliveDueSoonThenLetsTheMachineSleep() throws {
+        let rig = try DaemonHarness()
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.advance(by: .seconds(50))
+        rig.system.send(.sleeping)
+        #expect(rig.server.pending == .keepAlive(seq: 1), "due within half an interval: sent before sleeping")
+        #expect(rig.system.sleepLocksReleased == 0, "the inhibitor is held until it is answered")
+        rig.server.answer(ScriptedServer.accepted())
+        #expect(rig.system.sleepLocksReleased == 1)
+        #expect(rig.daemon.status().state == "sleeping")
+        rig.system.send(.resumed)
+        #expect(rig.server.pending == .keepAlive(seq: 2), "a keep-alive right after resume")
+    }
+
+    @Test func stoppingWithLogoutOnExitLogsOutBeforeTheConnectionGoes() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nlogout-on-exit = true")
+        rig.server.answer(ScriptedServer.loggedIn())
+        var stopped = false
+        rig.daemon.stop { stopped = true }
+        #expect(rig.server.pending == .logout)
+        #expect(!stopped, "the connection is dropped after the logout, in order")
+        rig.server.answer(.loggedOutByRequest)
+        #expect(stopped)
+        #expect(try rig.store().savedSession() == nil, "nothing to carry on with")
+    }
 }
