@@ -15,8 +15,7 @@ enum ControlFailure: Error {
     func report(_ command: String) -> Int32 {
         switch self {
         case .notRunning:
-            Output.error("\(command): the ccrelay daemon is not running in this session; "
-                + "start it with: systemctl --user start ccrelay (or: ccrelay daemon)")
+            Output.error("\(command): " + localize("the ccrelay daemon is not running in this session; start it with: systemctl --user start ccrelay (or: ccrelay daemon)"))
             return ExitStatus.daemonNotRunning
         case .failed(let message):
             Output.error("\(command): \(message)")

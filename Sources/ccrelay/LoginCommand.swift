@@ -100,10 +100,10 @@ enum LoginCommand {
             while true {
                 switch status.state {
                 case "online":
-                    Output.out("Logged in" + (status.ip.isEmpty ? "." : " (outside access for \(status.ip))."))
+                    Output.out(status.ip.isEmpty ? localize("Logged in.") : fill(localize("Logged in (outside access for %s)."), status.ip))
                     return ExitStatus.ok
                 case "logged-out":
-                    Output.error("login: the server refused: \(status.lastError.isEmpty ? "see ccrelay history" : status.lastError)")
+                    Output.error("login: " + fill(localize("the server refused: %s"), status.lastError.isEmpty ? "ccrelay history" : status.lastError))
                     return ExitStatus.failure
                 case "unconfigured":
                     Output.error("login: ccrelay is not set up: \(status.lastError)")

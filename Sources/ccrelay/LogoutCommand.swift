@@ -26,7 +26,7 @@ enum LogoutCommand {
         } catch {
             return error.report("logout")
         }
-        Output.out("Logged out. The daemon stays idle; 'ccrelay login' logs in again.")
+        Output.out(localize("Logged out. The daemon stays idle; ccrelay login logs in again."))
         return ExitStatus.ok
     }
 }

@@ -75,21 +75,6 @@ enum StatusCommand {
         return lines.joined(separator: "\n")
     }
 
-    /// The user's language (gettext; `make pot` extracts what this is called with).
-    private static func localize(_ messageID: String) -> String { Localization.localize(messageID) }
-
-    /// `template` with each `%s` replaced by the next of `values` (translations keep the placeholders).
-    static func fill(_ template: String, _ values: String...) -> String {
-        var result = ""
-        var rest = values[...]
-        var remaining = Substring(template)
-        while let range = remaining.firstRange(of: "%s") {
-            result += remaining[..<range.lowerBound] + (rest.popFirst() ?? "")
-            remaining = remaining[range.upperBound...]
-        }
-        return result + remaining
-    }
-
     static func describeLocation(_ state: String) -> String {
         return switch state {
         case "ok": Style.green(localize("sending a fix with each keep-alive"))
