@@ -9,9 +9,8 @@ import SessionLogic
 /// watched; `Stop` and `DeleteClient` when no longer needed. GeoClue's
 /// refusals are mapped onto the location problems of DESIGN.md.
 ///
-/// Confinement (why `@unchecked Sendable` is sound): state is used only on
-/// `loop`, where every D-Bus completion runs.
-final class GeoClueLocation: LocationSource, @unchecked Sendable {
+/// Confinement: state is used only on `loop`, where every D-Bus completion runs.
+final class GeoClueLocation: LocationSource {
     static let service = "org.freedesktop.GeoClue2"
     static let managerPath: ObjectPath = "/org/freedesktop/GeoClue2/Manager"
     static let managerInterface = "org.freedesktop.GeoClue2.Manager"

@@ -8,9 +8,8 @@ import SessionLogic
 /// `CreateSession`, `Start` answered by a `Request.Response` (0 granted,
 /// 1 refused by the user, 2 refused otherwise), then `LocationUpdated`.
 ///
-/// Confinement (why `@unchecked Sendable` is sound): state is used only on
-/// `loop`, where every D-Bus completion runs.
-final class PortalLocation: LocationSource, @unchecked Sendable {
+/// Confinement: state is used only on `loop`, where every D-Bus completion runs.
+final class PortalLocation: LocationSource {
     static let service = "org.freedesktop.portal.Desktop"
     static let path: ObjectPath = "/org/freedesktop/portal/desktop"
     static let interface = "org.freedesktop.portal.Location"

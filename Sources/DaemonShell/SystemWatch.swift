@@ -3,12 +3,6 @@ import EventLoop
 import DesktopServices
 import SessionLogic
 
-/// Follows the system: logind's sleep announcements (holding a `delay` sleep
-/// inhibitor so a last keep-alive can go out) and NetworkManager's state and
-/// connectivity. Without a system bus, logind or NetworkManager it does
-/// nothing, and the daemon works on its timers alone.
-///
-/// Confinement (why `@unchecked Sendable` is sound): used only on `loop`.
 /// What the daemon needs of the system's watchers (logind and NetworkManager).
 protocol SystemWatching: AnyObject {
     /// Connects and subscribes; events arrive through the handler given at creation.
@@ -17,7 +11,13 @@ protocol SystemWatching: AnyObject {
     func releaseSleepLock()
 }
 
-final class SystemWatch: SystemWatching, @unchecked Sendable {
+/// Follows the system: logind's sleep announcements (holding a `delay` sleep
+/// inhibitor so a last keep-alive can go out) and NetworkManager's state and
+/// connectivity. Without a system bus, logind or NetworkManager it does
+/// nothing, and the daemon works on its timers alone.
+///
+/// Confinement: used only on `loop`.
+final class SystemWatch: SystemWatching {
     private let loop: any EventScheduler
     private let onEvent: (SessionEvent) -> Void
     private let log: (String) -> Void
