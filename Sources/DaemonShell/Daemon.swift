@@ -94,9 +94,7 @@ public final class Daemon {
         settings.notices = configuration.notices
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
-        var name = [CChar](repeating: 0, count: 256)
-        gethostname(&name, name.count - 1)
-        device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        device = DaemonProcess.deviceName
     }
 
     /// Claims the daemon's bus name (failing with who owns it when another
@@ -218,9 +216,7 @@ public final class Daemon {
         guard fresh != running else { return }
         log("the configuration changed; restarting with it")
         saveSession()
-        var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
-        execv("/proc/self/exe", &arguments)
-        log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the new configuration")
+        DaemonProcess.restart(log: log)
     }
 
     /// Warns, once a day, when the student certificate expires within 7 days.

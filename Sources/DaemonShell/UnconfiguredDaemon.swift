@@ -84,9 +84,7 @@ public final class UnconfiguredDaemon: ControlTarget {
             return
         }
         log("\(configurationPath) is usable now; starting with it")
-        var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
-        execv("/proc/self/exe", &arguments)
-        log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the configuration")
+        DaemonProcess.restart(log: log)
     }
 
     // MARK: ControlTarget

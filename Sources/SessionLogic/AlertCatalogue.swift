@@ -200,7 +200,12 @@ public enum AlertCatalogue {
     }
 
     /// Replaces each `%s` in `template` with the next of `values`, in order.
-    static func fill(_ template: String, _ values: String...) -> String {
+    /// `template` with each `%s` replaced by the next of `values` (translations keep the placeholders).
+    public static func fill(_ template: String, _ values: String...) -> String {
+        fill(template, values)
+    }
+
+    public static func fill(_ template: String, _ values: [String]) -> String {
         var remaining = values[...]
         var result = ""
         var pending = template[...]

@@ -58,10 +58,7 @@ func tryLogin(_ path: String) -> Never {
         let loop = try EventLoop()
         let client = try CCClient(
             configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: ccrelayVersion), loop: loop)
-        var name = [CChar](repeating: 0, count: 256)
-        gethostname(&name, name.count - 1)
-        let device = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        client.login(device: device, user: configuration.user, password: password) { exchange in
+        client.login(device: DaemonProcess.deviceName, user: configuration.user, password: password) { exchange in
             guard case .loggedIn(let grant) = exchange.outcome else {
                 log("the server did not log you in: \(exchange.outcome.problem?.sentence ?? "no answer")")
                 exit(1)

@@ -52,7 +52,7 @@ enum DaemonCommand {
         if parsed.has("autostart") {
             if access(path, F_OK) != 0 { return ExitStatus.ok }
             if await daemonRuns() { return ExitStatus.ok }
-            if parsed.values["config"] == nil, startsUnderSystemd() { return ExitStatus.ok }
+            if parsed.values["config"] == nil, systemctlUser(["start", "ccrelay.service"]) { return ExitStatus.ok }
         }
         return execHelper("ccrelay-daemon", ["--config", path], for: "daemon")
     }
@@ -66,22 +66,5 @@ enum DaemonCommand {
         return ((try? await connection.nameOwner(ControlNames.busName)) ?? nil) != nil
     }
 
-    /// `systemctl --user start ccrelay.service`: true when the user manager started it (or it ran already).
-    private static func startsUnderSystemd() -> Bool {
-        guard access("/usr/bin/systemctl", X_OK) == 0 else { return false }
-        var pid: pid_t = 0
-        let words: [String] = ["systemctl", "--user", "--quiet", "start", "ccrelay.service"]
-        var argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // Its complaints (no user manager) are not the user's business here: the daemon starts directly then.
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        guard posix_spawn(&pid, "/usr/bin/systemctl", &actions, nil, &argv, environ) == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status == 0
-    }
 
 }

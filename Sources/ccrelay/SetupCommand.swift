@@ -126,7 +126,7 @@ enum SetupCommand {
         Output.out("Wrote \(path).")
         if let user, let password, !(await savePassword(password, user: user)) { return ExitStatus.failure }
         if !parsed.has("no-autostart") {
-            if systemctl(["enable", "--now", "ccrelay.service"]) {
+            if systemctlUser(["enable", "--now", "ccrelay.service"]) {
                 Output.out("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay).")
             } else if await startThroughTheBus() {
                 Output.out("ccrelay runs now (started through the session bus) and starts at every login (the desktop's autostart entry).")
@@ -184,28 +184,7 @@ enum SetupCommand {
             Output.error("setup: ccrelay-daemon is missing (reinstall ccrelay)")
             return false
         }
-        var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return false }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[0], 0)
-        posix_spawn_file_actions_addclose(&actions, ends[1])
-        let words: [String] = ["ccrelay-daemon", "--try", "--config", path]
-        var argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, &argv, environ)
-        close(ends[0])
-        if spawned == 0, let password {
-            let line = Array((password + "\n").utf8)
-            _ = line.withUnsafeBytes { Glibc.write(ends[1], $0.baseAddress, $0.count) }
-        }
-        close(ends[1])
-        guard spawned == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status == 0
+        return runToEnd(program, ["--try", "--config", path], input: password.map { $0 + "\n" } ?? "")
     }
 
     private static func savePassword(_ password: String, user: String) async -> Bool {
@@ -233,23 +212,5 @@ enum SetupCommand {
         guard let client = try? ControlClient.connect() else { return false }
         defer { client.close() }
         return (try? await client.call("GetStatus", timeout: .seconds(30))) != nil
-    }
-
-    /// `systemctl --user ARGUMENTS`, quietly; true when it worked.
-    private static func systemctl(_ arguments: [String]) -> Bool {
-        guard access("/usr/bin/systemctl", X_OK) == 0 else { return false }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let words: [String] = ["systemctl", "--user", "--quiet"] + arguments
-        var argv = words.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/usr/bin/systemctl", &actions, nil, &argv, environ) == 0 else { return false }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return status == 0
     }
 }
