@@ -31,6 +31,8 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
     private var local: [() -> Void] = []
     private let handedIn = Mutex<[@Sendable () -> Void]>([])
     private var stopping = false
+    /// What `epoll_wait` fills: kept, not allocated with every wake-up.
+    private var ready = [epoll_event](repeating: epoll_event(), count: 32)
     /// How many times `epoll_wait` returned (for tests and benchmarks).
     public private(set) var wakeUps = 0
 
@@ -76,12 +78,11 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
         runHandedIn()
         if stopping { return }
         updateTimerDescriptor()
-        var events = [epoll_event](repeating: epoll_event(), count: 32)
         let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
-        let count = epoll_wait(epoll, &events, Int32(events.count), milliseconds)
+        let count = epoll_wait(epoll, &ready, Int32(ready.count), milliseconds)
         wakeUps += 1
         guard count > 0 else { return }
-        for event in events.prefix(Int(count)) {
+        for event in ready.prefix(Int(count)) {
             let descriptor = event.data.fd
             if descriptor == wakeUp {
                 var value: UInt64 = 0
