@@ -124,7 +124,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
             // Always set: without one, OpenSSL would prompt on the terminal for an encrypted key.
             try easy.set(CURLOPT_KEYPASSWD, configuration.keyPassphrase ?? "", "the key passphrase")
         }
-        _ = ccurl_setopt_write_function(easy.handle, appendBody)
+        _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
         return easy
     }
 
@@ -261,27 +261,4 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         }
         return Exchange(outcome: outcome, httpStatus: status, curlCode: Int(code.rawValue), connectionsOpened: opened)
     }
-}
-
-/// Collects a reply body up to a limit.
-final class ResponseBuffer {
-    let limit: Int
-    var bytes: [UInt8] = []
-    var overflowed = false
-    init(limit: Int) { self.limit = limit }
-}
-
-/// libcurl's write function: appends to the `ResponseBuffer` in the write
-/// data, and stops the transfer (returns 0) once the reply exceeds its limit.
-private let appendBody: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
-    data, size, count, context in
-    guard let data, let context else { return 0 }
-    let buffer = Unmanaged<ResponseBuffer>.fromOpaque(context).takeUnretainedValue()
-    let total = size * count
-    guard buffer.bytes.count + total <= buffer.limit else {
-        buffer.overflowed = true
-        return 0
-    }
-    data.withMemoryRebound(to: UInt8.self, capacity: total) { buffer.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: total)) }
-    return total
 }

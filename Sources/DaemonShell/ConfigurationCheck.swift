@@ -13,8 +13,15 @@ public enum ConfigurationCheck {
     public static func load(_ path: String) -> ConfigurationParser.Result {
         var result = ConfigurationFile.load(path)
         guard let configuration = result.configuration else { return result }
-        do {
+        do throws(ClientConfigurationError) {
             try CCClient.check(serverConfiguration(configuration))
+            if let caFile = configuration.relayCAFile {
+                do throws(ClientConfigurationError) {
+                    try CredentialFiles.checkCertificateAuthorities(caFile)
+                } catch {
+                    throw ClientConfigurationError("[relay] " + error.message, key: "relay.ca-file")
+                }
+            }
         } catch {
             let line = error.key.flatMap { configuration.lines[$0] } ?? 0
             result.errors.append(ConfigurationIssue(file: path, line: line, message: error.message))

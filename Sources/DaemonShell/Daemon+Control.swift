@@ -17,12 +17,14 @@ extension Daemon: ControlTarget {
     // MARK: Journal and badge
 
     /// Records alerts before they are shown, all in one transaction; a
-    /// notice's id is remembered as seen in the same transaction.
+    /// notice's id is remembered as seen, and an alert to forward queued in
+    /// the outbox, in the same transaction.
     func journal(_ alerts: [(Alert, notice: String?)]) {
         guard !alerts.isEmpty, let store else { return }
         do {
-            try store.record(alerts)
+            try store.record(alerts) { [forwarder] in forwarder?.destinations(for: $0) ?? [] }
             journalKeeper.succeeded()
+            forwarder?.kick()
         } catch {
             journalKeeper.failed(error, doing: "record \(alerts.count) alert(s)")
         }
@@ -151,7 +153,8 @@ extension Daemon: ControlTarget {
             lastErrorCode: lastProblem?.code ?? "",
             nextAttempt: session.nextAttempt(at: now()).map { Int64($0.components.seconds) },
             interval: UInt32(clamping: session.interval.components.seconds),
-            timeout: UInt32(clamping: session.timeout.components.seconds), location: locationStatus, version: version)
+            timeout: UInt32(clamping: session.timeout.components.seconds), location: locationStatus, version: version,
+            relays: forwarder?.summaries() ?? [])
     }
 
     func clearBadge() -> UInt32 {

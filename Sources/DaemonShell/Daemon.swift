@@ -55,6 +55,8 @@ public final class Daemon {
     /// The badge as last announced.
     var badge = BadgeState(count: 0, urgent: false)
     var location: DaemonLocation
+    /// Sends the selected alerts to the `[relay]` targets; nil when none are configured.
+    var forwarder: AlertForwarder?
 
     /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
     func now() -> Instant { Instant(sinceBoot: loop.now) }
@@ -68,15 +70,19 @@ public final class Daemon {
             transport: CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop),
             desktop: SessionBusFace(loop: loop, log: log),
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, log: log, onEvent: onEvent) },
+            relayTransport: { [loop] _ in
+                RelayPoster(caFile: configuration.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
+            },
             storePath: AlertStore.defaultPath(), log: log)
     }
 
     /// The daemon with its ports given: the loop (and its clock), the CC/1
     /// transport, the desktop face, the system watch (logind and
-    /// NetworkManager; nil for none), the journal's file.
+    /// NetworkManager; nil for none), each relay target's client, the journal's file.
     init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
          transport: any CCTransport, desktop: any DesktopFace,
          systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
+         relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          storePath: String, log: @escaping (String) -> Void) {
         self.loop = loop
         self.configuration = configuration
@@ -95,6 +101,13 @@ public final class Daemon {
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
         device = DaemonProcess.deviceName
+        if !configuration.relayTargets.isEmpty {
+            forwarder = AlertForwarder(
+                targets: configuration.relayTargets, selection: configuration.relaySelection, loop: loop, host: device,
+                store: { [journalKeeper] in journalKeeper.usable() },
+                storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, log: log,
+                transport: relayTransport)
+        }
     }
 
     /// Claims the daemon's bus name (failing with who owns it when another
@@ -120,6 +133,8 @@ public final class Daemon {
         startPeriodicWork()
         watchFiles()
         refreshBadge(announce: true)
+        // Alerts a previous run could not deliver.
+        forwarder?.kick()
         startLocation()
         if let restored = restoredSession() {
             handle(.restore(restored))
@@ -245,6 +260,8 @@ public final class Daemon {
         apply(session.handle(event, at: now()))
         switch event {
         case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged()
+        // Outside access may be back: relay targets that failed try at once.
+        case .connectivity(online: true), .resumed: forwarder?.flush()
         default: break
         }
     }
@@ -317,6 +334,9 @@ public final class Daemon {
             log("state: \(state.rawValue)")
             SystemdNotify.send("STATUS=\(state.rawValue)")
             announceProperties(["State"])
+            // The campus session is back: what waited (a logout alert to an
+            // internet target) goes out now.
+            if state == .online { forwarder?.flush() }
         case .readyToSleep: systemWatch?.releaseSleepLock()
         }
     }

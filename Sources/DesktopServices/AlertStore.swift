@@ -8,8 +8,9 @@ import Glibc
 /// The daemon's state on disk: `$XDG_STATE_HOME/ccrelay/alerts.db` (SQLite,
 /// WAL, directory 0700, file 0600, schema versioned with `user_version` and
 /// migrated forward). It holds the alert journal (and so the badge: the
-/// alerts not acknowledged), the campus notices already shown, and the last
-/// CC/1 session for a restart without a new login.
+/// alerts not acknowledged), the campus notices already shown, the last
+/// CC/1 session for a restart without a new login, and the outbox of alerts
+/// forwarded off the machine (AlertStore+Outbox.swift).
 ///
 /// Every change is one transaction: a process killed at any point leaves
 /// each alert and acknowledgement either fully recorded or not begun. The
@@ -21,15 +22,17 @@ import Glibc
 /// read-only or failing disk, is left alone: the open fails with that cause.
 /// Confinement: one store per thread of use (the daemon's loop, or the CLI).
 public final class AlertStore {
-    private var database: SQLiteDatabase
+    var database: SQLiteDatabase
     public let path: String
     /// Acknowledged alerts beyond the newest `journalLimit` are pruned; the
     /// unacknowledged ones only beyond `unreadLimit` (a user away for years).
     let journalLimit: Int
     let unreadLimit: Int
+    /// Outbox rows kept in all: the oldest delivered go first, then the oldest waiting.
+    let outboxLimit: Int
 
     /// The schema version this code writes; older files are migrated.
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
     /// "ccry": a SQLite file without it is another program's, not ours to change.
     static let applicationID: Int64 = 0x6363_7279
 
@@ -42,11 +45,12 @@ public final class AlertStore {
     }
 
     /// Opens (or creates) the store; `log` hears about a file moved aside.
-    public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, busyTimeout: Int32 = 2000,
-                log: (String) -> Void) throws(RelayError) {
+    public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, outboxLimit: Int = 1000,
+                busyTimeout: Int32 = 2000, log: (String) -> Void) throws(RelayError) {
         self.path = path
         self.journalLimit = journalLimit
         self.unreadLimit = unreadLimit
+        self.outboxLimit = outboxLimit
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         try Self.makeDirectory(directory)
         do {
@@ -98,7 +102,7 @@ public final class AlertStore {
         try migrate(database, from: version)
         // Reading every table proves the file is whole before the daemon relies on it.
         do {
-            _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session)")
+            _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session) + (SELECT count(*) FROM outbox)")
         } catch where error.cause == .other {
             throw RelayError("a ccrelay database without its tables: \(error)", cause: .damaged)
         }
@@ -122,6 +126,13 @@ public final class AlertStore {
                     singleton INTEGER PRIMARY KEY CHECK (singleton = 1), server TEXT NOT NULL,
                     account TEXT NOT NULL, token TEXT NOT NULL, ip TEXT NOT NULL, interval INTEGER NOT NULL,
                     timeout INTEGER NOT NULL, seq INTEGER NOT NULL, deadline REAL NOT NULL);
+                """),
+            (3, """
+                CREATE TABLE outbox (
+                    alert_id INTEGER NOT NULL, target TEXT NOT NULL, key TEXT NOT NULL, queued_at REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL, last_error TEXT, answer TEXT,
+                    PRIMARY KEY (alert_id, target));
+                CREATE INDEX outbox_waiting ON outbox (target, delivered_at, alert_id);
                 """),
         ]
         for (target, sql) in steps where target > version {
@@ -167,28 +178,33 @@ public final class AlertStore {
     /// same transaction) and prunes the journal; returns its row id. Alerts
     /// that add nothing to the badge (back online) are recorded as acknowledged.
     @discardableResult
-    public func record(_ alert: Alert, notice: String? = nil, at time: Double = AlertStore.now) throws(RelayError) -> Int64 {
-        try record([(alert, notice)], at: time)
+    public func record(_ alert: Alert, notice: String? = nil, at time: Double = AlertStore.now,
+                       forwardTo: (Alert) -> [String] = { _ in [] }) throws(RelayError) -> Int64 {
+        try record([(alert, notice)], at: time, forwardTo: forwardTo)
     }
 
-    /// Records several alerts in one transaction (the notices of one reply);
-    /// returns the row id of the last.
+    /// Records several alerts in one transaction (the notices of one reply),
+    /// each queued in the outbox for the targets `forwardTo` names, in the
+    /// same transaction; returns the row id of the last.
     @discardableResult
-    public func record(_ alerts: [(Alert, notice: String?)], at time: Double = AlertStore.now) throws(RelayError) -> Int64 {
+    public func record(_ alerts: [(Alert, notice: String?)], at time: Double = AlertStore.now,
+                       forwardTo: (Alert) -> [String] = { _ in [] }) throws(RelayError) -> Int64 {
         try database.transaction { () throws(RelayError) -> Int64 in
+            var last: Int64 = 0
             for (alert, notice) in alerts {
                 let read = alert.kind.badgeIncrement == 0
                 try database.run(
                     "INSERT INTO alerts (kind, title, body, urgency, posted_at, acknowledged, acknowledged_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [.text(alert.kind.rawValue), .text(alert.title), .text(alert.body), .integer(Int64(alert.urgency.rawValue)),
                      .real(time), .integer(read ? 1 : 0), read ? .real(time) : .null])
+                last = database.lastInsertedRow
                 if let notice {
                     try database.run("INSERT OR IGNORE INTO notices_seen (id, shown_at) VALUES (?, ?)", [.text(notice), .real(time)])
                 }
+                try enqueue(alert: last, for: forwardTo(alert), at: time)
             }
-            let row = database.lastInsertedRow
             try prune()
-            return row
+            return last
         }
     }
 
@@ -198,6 +214,7 @@ public final class AlertStore {
             [.integer(Int64(journalLimit))])
         try database.run(
             "DELETE FROM alerts WHERE id NOT IN (SELECT id FROM alerts ORDER BY id DESC LIMIT ?)", [.integer(Int64(unreadLimit))])
+        try pruneOutbox()
     }
 
     /// Remembers the notification server's id for the newest alert of `kind`.
@@ -240,7 +257,9 @@ public final class AlertStore {
         let values: [SQLiteValue] = (kind.map { [.text($0.rawValue)] } ?? []) + [.integer(Int64(max(0, limit)))]
         try database.run(
             """
-            SELECT id, kind, title, body, urgency, posted_at, notification_id, acknowledged, acknowledged_at
+            SELECT id, kind, title, body, urgency, posted_at, notification_id, acknowledged, acknowledged_at,
+                (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NOT NULL),
+                (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NULL)
             FROM alerts \(filter) ORDER BY id DESC LIMIT ?
             """, values
         ) { row in
@@ -252,7 +271,8 @@ public final class AlertStore {
                 body: row.text(3, limit: Self.textLimit),
                 urgency: Urgency(rawValue: UInt8(clamping: row.integer(4))) ?? .normal, postedAt: Self.time(row.real(5)) ?? 0,
                 notificationID: row.isNull(6) ? nil : UInt32(clamping: row.integer(6)), acknowledged: row.integer(7) != 0,
-                acknowledgedAt: row.isNull(8) ? nil : Self.time(row.real(8))))
+                acknowledgedAt: row.isNull(8) ? nil : Self.time(row.real(8)),
+                forwarded: Int(clamping: row.integer(9)), forwardWaiting: Int(clamping: row.integer(10))))
         }
         return entries
     }

@@ -36,10 +36,12 @@ public struct DaemonStatus: Sendable, Hashable {
     /// `unavailable`, `too-coarse`, `stopped`.
     public var location: String
     public var version: String
+    /// Each `[relay]` target's queue and last delivery (none when forwarding is off).
+    public var relays: [RelayStatus]
 
     public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
                 lastError: String, lastErrorCode: String = "", nextAttempt: Int64? = nil, interval: UInt32,
-                timeout: UInt32, location: String, version: String) {
+                timeout: UInt32, location: String, version: String, relays: [RelayStatus] = []) {
         self.state = state
         self.badge = badge
         self.urgent = urgent
@@ -53,6 +55,7 @@ public struct DaemonStatus: Sendable, Hashable {
         self.timeout = timeout
         self.location = location
         self.version = version
+        self.relays = relays
     }
 
     /// The `a{sv}` of `GetStatus`; `remaining` and `next_attempt` are left out when they have no value.
@@ -65,6 +68,7 @@ public struct DaemonStatus: Sendable, Hashable {
         ]
         if let remaining { entries["remaining"] = Variant(remaining) }
         if let nextAttempt { entries["next_attempt"] = Variant(nextAttempt) }
+        if !relays.isEmpty { entries["relay"] = Variant(relays.map(\.dictionary)) }
         return entries
     }
 
@@ -83,6 +87,39 @@ public struct DaemonStatus: Sendable, Hashable {
         timeout = dictionary["timeout"]?.get(UInt32.self) ?? 0
         location = dictionary["location"]?.get(String.self) ?? "off"
         version = dictionary["version"]?.get(String.self) ?? ""
+        relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(RelayStatus.init(dictionary:))
+    }
+}
+
+/// One `[relay]` target in `GetStatus`' `relay` entry (`aa{sv}`).
+public struct RelayStatus: Sendable, Hashable {
+    /// The target without its secrets (`ntfy https://ntfy.campus.example/topic`).
+    public var target: String
+    /// Alerts waiting for it.
+    public var queued: UInt32
+    /// When it last took an alert (seconds since the epoch), nil if never.
+    public var lastDelivered: Double?
+    /// Why the last attempt failed, "" when it did not.
+    public var lastError: String
+
+    public init(target: String, queued: UInt32, lastDelivered: Double?, lastError: String) {
+        self.target = target
+        self.queued = queued
+        self.lastDelivered = lastDelivered
+        self.lastError = lastError
+    }
+
+    public var dictionary: [String: Variant] {
+        var entries: [String: Variant] = ["target": Variant(target), "queued": Variant(queued), "last_error": Variant(lastError)]
+        if let lastDelivered { entries["last_delivered"] = Variant(lastDelivered) }
+        return entries
+    }
+
+    public init(dictionary: [String: Variant]) {
+        target = String((dictionary["target"]?.get(String.self) ?? "").prefix(300))
+        queued = dictionary["queued"]?.get(UInt32.self) ?? 0
+        lastDelivered = dictionary["last_delivered"]?.get(Double.self)
+        lastError = String((dictionary["last_error"]?.get(String.self) ?? "").prefix(500))
     }
 }
 
@@ -95,6 +132,8 @@ extension JournalEntry {
         ]
         if let notificationID { entries["notification_id"] = Variant(notificationID) }
         if let acknowledgedAt { entries["acknowledged_at"] = Variant(acknowledgedAt) }
+        if forwarded > 0 { entries["forwarded"] = Variant(UInt32(clamping: forwarded)) }
+        if forwardWaiting > 0 { entries["forward_waiting"] = Variant(UInt32(clamping: forwardWaiting)) }
         return entries
     }
 
@@ -110,6 +149,8 @@ extension JournalEntry {
             postedAt: dictionary["posted_at"]?.get(Double.self) ?? 0,
             notificationID: dictionary["notification_id"]?.get(UInt32.self),
             acknowledged: dictionary["acknowledged"]?.get(Bool.self) ?? false,
-            acknowledgedAt: dictionary["acknowledged_at"]?.get(Double.self))
+            acknowledgedAt: dictionary["acknowledged_at"]?.get(Double.self),
+            forwarded: Int(dictionary["forwarded"]?.get(UInt32.self) ?? 0),
+            forwardWaiting: Int(dictionary["forward_waiting"]?.get(UInt32.self) ?? 0))
     }
 }

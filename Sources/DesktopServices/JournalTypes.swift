@@ -14,9 +14,13 @@ public struct JournalEntry: Sendable, Hashable {
     /// Seen by the user: clicked, dismissed, or cleared with `ccrelay badge clear`.
     public var acknowledged: Bool
     public var acknowledgedAt: Double?
+    /// Relay targets it reached, and those it still waits for (`[relay]`).
+    public var forwarded: Int
+    public var forwardWaiting: Int
 
     public init(id: Int64, kind: AlertKind, title: String, body: String, urgency: Urgency, postedAt: Double,
-                notificationID: UInt32? = nil, acknowledged: Bool = false, acknowledgedAt: Double? = nil) {
+                notificationID: UInt32? = nil, acknowledged: Bool = false, acknowledgedAt: Double? = nil,
+                forwarded: Int = 0, forwardWaiting: Int = 0) {
         self.id = id
         self.kind = kind
         self.title = title
@@ -26,6 +30,8 @@ public struct JournalEntry: Sendable, Hashable {
         self.notificationID = notificationID
         self.acknowledged = acknowledged
         self.acknowledgedAt = acknowledgedAt
+        self.forwarded = forwarded
+        self.forwardWaiting = forwardWaiting
     }
 }
 

@@ -24,6 +24,12 @@ public struct Configuration: Sendable, Hashable {
     public var locationMode: LocationMode = .auto
     public var locationSource: LocationSource = .auto
     public var notices = true
+    /// Where alerts are forwarded (`[relay]`); none by default.
+    public var relayTargets: [RelayTarget] = []
+    /// Which alerts are forwarded (`[relay] kinds`).
+    public var relaySelection: RelaySelection = .standard
+    /// The CA bundle for relay targets with a campus CA (`[relay] ca-file`); the system's by default.
+    public var relayCAFile: String?
     /// The line each key was set on (`group.key`, such as `auth.key`), so
     /// that later checks of the value can name it.
     public var lines: [String: Int] = [:]
@@ -103,19 +109,23 @@ public enum ConfigurationParser {
             let key = String(line[..<equals]).trimmed
             let value = String(line[line.index(after: equals)...]).trimmed
             guard let group else {
-                error(number, "'\(key)' comes before any group; put it under [server], [auth], [keepalive], [location] or [notifications]")
+                error(number, "'\(key)' comes before any group; put it under [server], [auth], [keepalive], [location], [notifications] or [relay]")
                 continue
             }
             guard let keys = knownKeys[group] else { continue }
             guard keys.contains(key) else {
-                var message = "unknown key '\(key)' in [\(group)] is ignored"
+                var message = group == "relay"
+                    ? "unknown target type '\(key)' in [relay] is ignored (known: \(RelayTarget.Service.allCases.map(\.rawValue).joined(separator: ", ")), kinds, ca-file)"
+                    : "unknown key '\(key)' in [\(group)] is ignored"
                 if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
                     message += "; did you mean '\(near)'?"
                 }
                 warn(number, message)
                 continue
             }
-            if let previous = seen["\(group).\(key)"] {
+            // Any number of relay targets, one per line.
+            let repeatable = group == "relay" && RelayTarget.Service(rawValue: key) != nil
+            if !repeatable, let previous = seen["\(group).\(key)"] {
                 warn(number, "'\(key)' is set again (first on line \(previous)); this value wins")
             }
             seen["\(group).\(key)"] = number
@@ -138,6 +148,7 @@ public enum ConfigurationParser {
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
         "location": ["mode", "source"],
         "notifications": ["notices"],
+        "relay": RelayTarget.Service.allCases.map(\.rawValue) + ["kinds", "ca-file"],
     ]
 
     /// Applies one value; returns the problem with it, if any.
@@ -208,6 +219,24 @@ public enum ConfigurationParser {
                 return "mode must be off, auto or always, got '\(value)'"
             }
             c.locationMode = mode
+        case ("relay", "kinds"):
+            switch RelaySelection.parse(value) {
+            case .success(let selection): c.relaySelection = selection
+            case .failure(let problem): return problem.description
+            }
+        case ("relay", "ca-file"):
+            guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
+            c.relayCAFile = p
+        case ("relay", _):
+            guard let service = RelayTarget.Service(rawValue: key) else { break }
+            do throws(RelayTargetProblem) {
+                let target = try RelayTarget(service: service, url: value)
+                if c.relayTargets.contains(target) { return "this \(key) target is already listed" }
+                guard c.relayTargets.count < 16 else { return "at most 16 relay targets" }
+                c.relayTargets.append(target)
+            } catch {
+                return error.description
+            }
         case ("location", "source"):
             guard let source = Configuration.LocationSource(rawValue: value) else {
                 return "source must be auto, geoclue or portal, got '\(value)'"

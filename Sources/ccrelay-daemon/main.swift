@@ -76,6 +76,42 @@ func tryLogin(_ path: String) -> Never {
     exit(1)
 }
 
+/// `ccrelay relay test [TARGET]`: a test message to the relay targets;
+/// prints each one's answer. Exit status 0 when every one took it, 2 when
+/// `TARGET` names none, 1 otherwise.
+func relayTest(_ path: String, target name: String?) -> Never {
+    let loaded = ConfigurationCheck.load(path)
+    for error in loaded.errors { log("error: \(error)") }
+    guard let configuration = loaded.configuration else { exit(1) }
+    let targets = RelayTrial.targets(configuration, matching: name)
+    guard !targets.isEmpty else {
+        if configuration.relayTargets.isEmpty {
+            log("\(path) forwards alerts nowhere: add a [relay] group with ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))")
+            exit(1)
+        }
+        log("no [relay] target matches '\(name ?? "")'; configured: \(configuration.relayTargets.map(\.displayName).joined(separator: ", "))")
+        exit(2)
+    }
+    var failed = false
+    do {
+        let loop = try EventLoop()
+        RelayTrial.run(
+            targets, caFile: configuration.relayCAFile, version: ccrelayVersion, loop: loop,
+            report: { target, answer in
+                failed = failed || !answer.delivered
+                let said = answer.text.isEmpty ? "" : ": " + answer.text
+                let line = answer.delivered
+                    ? "\(target): delivered (HTTP \(answer.status))\(said)\n" : "\(target): not delivered: \(answer.failure ?? "")\n"
+                _ = line.withCString { write(1, $0, strlen($0)) }
+            },
+            done: { exit(failed ? 1 : 0) })
+        loop.run()
+    } catch {
+        log("cannot send the test message: \(error)")
+    }
+    exit(1)
+}
+
 /// Loads the configuration and starts the daemon; it then runs on `loop`
 /// until SIGTERM or SIGINT, which exit the process.
 func runDaemon(_ arguments: [String]) -> Never {
@@ -85,6 +121,8 @@ func runDaemon(_ arguments: [String]) -> Never {
     case 2 where arguments[0] == "--config": path = arguments[1]
     case 3 where arguments[0] == "--check" && arguments[1] == "--config": check(arguments[2])
     case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2])
+    case 3...4 where arguments[0] == "--relay-test" && arguments[1] == "--config":
+        relayTest(arguments[2], target: arguments.count == 4 ? arguments[3] : nil)
     default:
         log("ccrelay-daemon is started by 'ccrelay daemon [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)

@@ -24,7 +24,7 @@ struct Subcommand: Sendable {
 enum CLI {
     static let subcommands: [Subcommand] = [
         DaemonCommand.command, SetupCommand.command, StatusCommand.command, ShowCommand.command, BadgeCommand.command, HistoryCommand.command,
-        LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command,
+        LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command, RelayCommand.command,
         CompletionsCommand.command, DemoCommand.command,
     ]
 

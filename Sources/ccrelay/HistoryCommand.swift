@@ -9,7 +9,9 @@ enum HistoryCommand {
         Usage: ccrelay history [--limit N] [--kind KIND] [--json]
 
         Lists the alerts ccrelay raised, newest first, with the time, the kind, the
-        text, and whether you acknowledged them (unread ones are marked with *).
+        text, and whether you acknowledged them (unread ones are marked with *);
+        an alert forwarded off the machine ([relay]) is marked "→ N" (the targets
+        it reached), one still waiting for a target "→ …".
         Asks the running daemon, or reads the journal on disk when none runs
         ($XDG_STATE_HOME/ccrelay/alerts.db; the newest 1,000 acknowledged alerts
         are kept).
@@ -20,7 +22,8 @@ enum HistoryCommand {
                        \(AlertKind.allCases.map(\.rawValue).joined(separator: " "))
           --json       print a JSON array of objects with id, kind, title, body,
                        urgency, posted_at, acknowledged, acknowledged_at (ISO 8601,
-                       UTC, or null) and notification_id (or null)
+                       UTC, or null), notification_id (or null), forwarded (the
+                       relay targets it reached) and forward_waiting
           -h, --help   show this help
 
         Exit status: 0 ok, 1 the journal cannot be read, 2 usage error.
@@ -73,7 +76,9 @@ enum HistoryCommand {
         let kind = CLI.padded(entry.kind.rawValue, 20)
         let painted = entry.urgency == .critical ? Style.red(kind) : kind
         let body = entry.body.split(separator: "\n").first.map { " — " + Output.printable(String($0)) } ?? ""
-        return "\(Style.dim(TimeText.local(entry.postedAt))) \(mark) \(painted)\(Output.printable(entry.title))\(body)"
+        let forwarded =
+            entry.forwardWaiting > 0 ? Style.yellow(" → …") : entry.forwarded > 0 ? Style.dim(" → \(entry.forwarded)") : ""
+        return "\(Style.dim(TimeText.local(entry.postedAt))) \(mark) \(painted)\(Output.printable(entry.title))\(body)\(forwarded)"
     }
 
     /// One alert in `--json`.
@@ -81,7 +86,7 @@ enum HistoryCommand {
         var entry: JournalEntry
         enum Keys: String, CodingKey {
             case id, kind, title, body, urgency, postedAt = "posted_at", acknowledged, acknowledgedAt = "acknowledged_at"
-            case notificationID = "notification_id"
+            case notificationID = "notification_id", forwarded, forwardWaiting = "forward_waiting"
         }
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
@@ -94,6 +99,8 @@ enum HistoryCommand {
             try container.encode(entry.acknowledged, forKey: .acknowledged)
             try container.encode(entry.acknowledgedAt.map(TimeText.iso8601), forKey: .acknowledgedAt)
             try container.encode(entry.notificationID, forKey: .notificationID)
+            try container.encode(entry.forwarded, forKey: .forwarded)
+            try container.encode(entry.forwardWaiting, forKey: .forwardWaiting)
         }
     }
 }

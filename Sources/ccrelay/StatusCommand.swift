@@ -12,8 +12,8 @@ enum StatusCommand {
         online, failing, logged-out, no-network, sleeping; unconfigured while there
         is no usable configuration, with what to fix), the time left before the
         server would log this computer out, the address granted outside access, the
-        server, the unread badge, whether a location fix is sent, and the last
-        error.
+        server, the unread badge, whether a location fix is sent, the last
+        error, and for each [relay] target its queue and last delivery.
 
         Options:
           --json      print one JSON object with state, badge, urgent, remaining
@@ -21,7 +21,9 @@ enum StatusCommand {
                       last_error_code (a stable code, see the README), next_attempt
                       (seconds until the next request, or null),
                       interval, timeout, location (off, waiting, ok, denied,
-                      disabled, unavailable, too-coarse, stopped) and version
+                      disabled, unavailable, too-coarse, stopped), version and
+                      relay (an array of objects with target, queued,
+                      last_delivered (ISO 8601, UTC, or null) and last_error)
           --watch     keep running and print a line (or, with --json, an object per
                       line) each time the state, badge, address, location or last
                       error changes, until Ctrl-C; waits for the daemon when it is
@@ -72,7 +74,17 @@ enum StatusCommand {
         if let next = status.nextAttempt, status.state != "online" {
             row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
         }
+        for relay in status.relays { row(localize("forwarding"), describeRelay(relay)) }
         return lines.joined(separator: "\n")
+    }
+
+    /// One relay target: where, the last delivery, what waits, why it fails.
+    static func describeRelay(_ relay: RelayStatus) -> String {
+        var parts = [Output.printable(relay.target)]
+        parts.append(relay.lastDelivered.map { fill(localize("last delivered %s"), TimeText.local($0)) } ?? localize("nothing delivered yet"))
+        if relay.queued > 0 { parts.append(Style.yellow(fill(localize("%s waiting"), "\(relay.queued)"))) }
+        if !relay.lastError.isEmpty { parts.append(Style.red(Output.printable(relay.lastError))) }
+        return parts.joined(separator: " — ")
     }
 
     static func describeLocation(_ state: String) -> String {
@@ -156,7 +168,20 @@ struct StatusJSON: Encodable {
 
     enum Keys: String, CodingKey {
         case state, badge, urgent, remaining, ip, server, lastError = "last_error", lastErrorCode = "last_error_code"
-        case nextAttempt = "next_attempt", interval, timeout, location, version
+        case nextAttempt = "next_attempt", interval, timeout, location, version, relay
+    }
+
+    /// One `relay` element.
+    struct RelayJSON: Encodable {
+        var relay: RelayStatus
+        enum Keys: String, CodingKey { case target, queued, lastDelivered = "last_delivered", lastError = "last_error" }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(relay.target, forKey: .target)
+            try container.encode(relay.queued, forKey: .queued)
+            try container.encode(relay.lastDelivered.map(TimeText.iso8601), forKey: .lastDelivered)
+            try container.encode(relay.lastError, forKey: .lastError)
+        }
     }
 
     func encode(to encoder: Encoder) throws {
@@ -174,6 +199,7 @@ struct StatusJSON: Encodable {
         try container.encode(status.timeout, forKey: .timeout)
         try container.encode(status.location, forKey: .location)
         try container.encode(status.version, forKey: .version)
+        try container.encode(status.relays.map(RelayJSON.init), forKey: .relay)
     }
 }
 

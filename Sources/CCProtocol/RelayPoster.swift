@@ -1,0 +1,124 @@
+import CCurl
+import EventLoop
+import SessionLogic
+
+/// What a relay target answered.
+public struct RelayAnswer: Sendable, Hashable {
+    /// The HTTP status (0 when none came).
+    public var status: Int
+    /// The start of its reply body, printable characters only.
+    public var text: String
+    /// Why it does not count as delivered, or nil when it does (a 2xx answer).
+    public var failure: String?
+
+    public var delivered: Bool { failure == nil }
+
+    public init(status: Int, text: String, failure: String?) {
+        self.status = status
+        self.text = text
+        self.failure = failure
+    }
+}
+
+/// Posts forwarded alerts, one at a time, answered on the shell's loop:
+/// `RelayPoster` over libcurl, or a scripted target in the shell's unit tests.
+public protocol RelayTransport: AnyObject {
+    func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void)
+}
+
+/// A relay target's HTTP client: its own libcurl easy and multi handles on
+/// the daemon's loop, apart from the CC/1 client's, so a slow or hanging
+/// target never holds up a keep-alive. Strict TLS (verification on, TLS 1.2
+/// or newer, no redirects), the URL's own scheme only, every request bounded
+/// by `timeout`, at most 64 KiB of an answer read.
+///
+/// Confinement: used only on `loop`; one request at a time.
+public final class RelayPoster: RelayTransport {
+    private let loop: any EventScheduler
+    private let caFile: String?
+    private let userAgent: String
+    private let timeout: Duration
+    private var multi: CurlMulti?
+    private var easy: CurlEasy?
+    /// A request that could not start is answered from this timer, after `post` returned.
+    private var refusal: (any LoopTimer)?
+    private var refused: (() -> Void)?
+
+    public init(caFile: String?, userAgent: String, timeout: Duration = .seconds(30), loop: any EventScheduler) {
+        self.loop = loop
+        self.caFile = caFile
+        self.userAgent = userAgent
+        self.timeout = timeout
+    }
+
+    /// POSTs `request`; `completion` runs on the loop (never before this returns).
+    public func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void) {
+        loop.preconditionIsCurrent("a relay target's client")
+        let easy = self.easy ?? CurlEasy()
+        self.easy = easy
+        var headers: UnsafeMutablePointer<curl_slist>?
+        for line in request.headers + ["Expect:", "Accept: application/json"] { headers = curl_slist_append(headers, line) }
+        let response = ResponseBuffer(limit: 64 << 10, truncates: true)
+        let scheme = request.url.hasPrefix("http://") ? "http" : "https"
+        easy.clearError()
+        do throws(ClientConfigurationError) {
+            try easy.set(CURLOPT_URL, request.url, "the relay URL")
+            try easy.set(CURLOPT_PROTOCOLS_STR, scheme, "the protocol")
+            try easy.set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
+            try easy.set(CURLOPT_FOLLOWLOCATION, 0, "refusing redirects")
+            try easy.set(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+            try easy.set(CURLOPT_SSL_VERIFYPEER, 1, "server certificate verification")
+            try easy.set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
+            try easy.set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")
+            if let caFile { try easy.set(CURLOPT_CAINFO, caFile, "[relay] ca-file \(caFile)") }
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, 10_000, "the connect timeout")
+            try easy.set(CURLOPT_TIMEOUT_MS, max(Int(timeout.components.seconds) * 1000, 1), "the request timeout")
+            try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
+            try easy.set(CURLOPT_POST, 1, "POST")
+            try easy.set(CURLOPT_COPYPOSTFIELDS, request.body, "the message")
+            _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
+            // Ownership: `response` is retained by the completion below until
+            // the transfer is over, the only time curl calls the write function with it.
+            try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
+        } catch {
+            curl_slist_free_all(headers)
+            return refuse(completion, error.description)
+        }
+        let multi = self.multi ?? CurlMulti(loop: loop)
+        self.multi = multi
+        let started = multi.start(easy) { [weak self] code in
+            curl_slist_free_all(headers)
+            let status = easy.info(CURLINFO_RESPONSE_CODE)
+            let text = Self.printable(response.bytes)
+            let failure: String? =
+                if code != CURLE_OK { easy.failureText(code) }
+                else if !(200..<300).contains(status) { "HTTP \(status)" + (text.isEmpty ? "" : ": " + text) }
+                else { nil }
+            // A failed transfer may leave the connection in any state: the next one starts afresh.
+            if failure != nil { self?.multi = nil }
+            completion(RelayAnswer(status: status, text: text, failure: failure))
+        }
+        if !started {
+            curl_slist_free_all(headers)
+            refuse(completion, "libcurl refused to start the transfer")
+        }
+    }
+
+    private func refuse(_ completion: @escaping (RelayAnswer) -> Void, _ problem: String) {
+        refused = { completion(RelayAnswer(status: 0, text: "", failure: problem)) }
+        let timer = refusal ?? loop.makeTimer { [weak self] in
+            let answer = self?.refused
+            self?.refused = nil
+            answer?()
+        }
+        refusal = timer
+        timer.arm(after: .zero)
+    }
+
+    /// The first 300 printable characters of an answer (it is logged and shown).
+    static func printable(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes.prefix(1200), as: UTF8.self)
+        let kept = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value) }
+        return String(String.UnicodeScalarView(kept).prefix(300))
+    }
+}

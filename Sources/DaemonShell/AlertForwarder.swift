@@ -1,0 +1,162 @@
+import CCProtocol
+import DesktopServices
+import EventLoop
+import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Forwards journaled alerts off the machine (`[relay]`): the alerts the
+/// selection names are queued in the store's outbox by the transaction that
+/// journals them; each target then takes them oldest first, one request at
+/// a time, through its own `RelayTransport` on the daemon's loop. A target
+/// that fails is retried with back-off (`RelayBackoff`) and at once when the
+/// campus session or the network comes back; each alert reaches each target
+/// at most once (marked delivered when it answers, with an idempotency key
+/// for the rare repeat after a crash), late ones marked late.
+///
+/// Confinement: used only on the daemon's loop.
+final class AlertForwarder {
+    /// One target's queue: what it is doing and how it has been failing.
+    private final class Lane {
+        let target: RelayTarget
+        let transport: any RelayTransport
+        var busy = false
+        var failures = 0
+        /// Backing off after a failure: `retry` is armed.
+        var backingOff = false
+        var retry: (any LoopTimer)?
+        /// The failure already logged for this episode.
+        var reported: String?
+
+        init(target: RelayTarget, transport: any RelayTransport) {
+            self.target = target
+            self.transport = transport
+        }
+    }
+
+    private let lanes: [Lane]
+    private let selection: RelaySelection
+    private let loop: any EventScheduler
+    private let host: String
+    private let store: () -> AlertStore?
+    private let storeFailed: (RelayError, String) -> Void
+    private let log: (String) -> Void
+
+    init(targets: [RelayTarget], selection: RelaySelection, loop: any EventScheduler, host: String,
+         store: @escaping () -> AlertStore?, storeFailed: @escaping (RelayError, String) -> Void,
+         log: @escaping (String) -> Void, transport: (RelayTarget) -> any RelayTransport) {
+        lanes = targets.map { Lane(target: $0, transport: transport($0)) }
+        self.selection = selection
+        self.loop = loop
+        self.host = host
+        self.store = store
+        self.storeFailed = storeFailed
+        self.log = log
+    }
+
+    /// The outbox names of the targets `alert` goes to (none when it is not selected).
+    func destinations(for alert: Alert) -> [String] {
+        selection.forwards(alert) ? lanes.map(\.target.name) : []
+    }
+
+    /// New alerts were queued (or the daemon started with some waiting):
+    /// every idle target not backing off takes the next.
+    func kick() {
+        for lane in lanes where !lane.backingOff { send(lane) }
+    }
+
+    /// The campus session or the network is back: targets backing off try at once.
+    func flush() {
+        for lane in lanes {
+            lane.retry?.disarm()
+            lane.backingOff = false
+            send(lane)
+        }
+    }
+
+    /// Each target's queue and last delivery, for `GetStatus`.
+    func summaries() -> [RelayStatus] {
+        guard !lanes.isEmpty, let store = store() else { return [] }
+        do {
+            let summaries = try store.outboxSummary(for: lanes.map(\.target.name))
+            return zip(lanes, summaries).map { lane, summary in
+                RelayStatus(
+                    target: lane.target.displayName, queued: UInt32(clamping: summary.queued), lastDelivered: summary.lastDeliveredAt,
+                    lastError: summary.lastError ?? "")
+            }
+        } catch {
+            storeFailed(error, "read the outbox")
+            return []
+        }
+    }
+
+    private func send(_ lane: Lane) {
+        guard !lane.busy, let store = store() else { return }
+        let item: OutboxItem
+        do {
+            guard let next = try store.nextForDelivery(to: lane.target.name) else { return }
+            item = next
+            try store.beginAttempt(item)
+        } catch {
+            return storeFailed(error, "read the outbox")
+        }
+        let late = item.attempts > 0 || AlertStore.now - item.queuedAt > RelayMessage.lateAfter
+        let alert = ForwardedAlert(
+            kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
+            host: host, late: late)
+        let request = RelayMessage.request(
+            alert, to: lane.target, raisedAt: Self.localTime(item.postedAt), localize: Localization.localize)
+        lane.busy = true
+        lane.transport.post(request) { [weak self, weak lane] answer in
+            guard let self, let lane else { return }
+            lane.busy = false
+            self.answered(lane, item, answer)
+        }
+    }
+
+    private func answered(_ lane: Lane, _ item: OutboxItem, _ answer: RelayAnswer) {
+        guard let store = store() else { return }
+        if answer.delivered {
+            do {
+                try store.markDelivered(item, answer: answer.text)
+            } catch {
+                return storeFailed(error, "mark a forwarded alert delivered")
+            }
+            lane.failures = 0
+            if lane.reported != nil { log("forwarding to \(lane.target.displayName) works again") }
+            lane.reported = nil
+            return send(lane)
+        }
+        let problem = answer.failure ?? "no answer"
+        do {
+            try store.markFailed(item, problem: problem)
+        } catch {
+            storeFailed(error, "note a failed forward")
+        }
+        lane.failures += 1
+        let delay = RelayBackoff.delay(afterFailures: lane.failures)
+        if lane.reported == nil {
+            log("cannot forward alerts to \(lane.target.displayName): \(problem); they wait in the outbox, retrying in \(delay.components.seconds) s")
+        }
+        lane.reported = problem
+        let retry = lane.retry ?? loop.makeTimer { [weak self, weak lane] in
+            guard let self, let lane else { return }
+            lane.backingOff = false
+            self.send(lane)
+        }
+        lane.retry = retry
+        lane.backingOff = true
+        retry.arm(after: delay)
+    }
+
+    /// `seconds` since the epoch as local time, `2026-12-01 02:13`.
+    static func localTime(_ seconds: Double) -> String {
+        var time = time_t(seconds.isFinite ? max(0, min(seconds, 253_402_300_799)) : 0)
+        var parts = tm()
+        guard localtime_r(&time, &parts) != nil else { return "?" }
+        var text = [CChar](repeating: 0, count: 64)
+        let length = strftime(&text, text.count, "%Y-%m-%d %H:%M", &parts)
+        return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,43 @@
+import CCProtocol
+import DesktopServices
+import EventLoop
+import SessionLogic
+
+/// `ccrelay relay test [TARGET]`: a test message to each configured relay
+/// target (or the ones `TARGET` names: a service such as `ntfy`, or the
+/// start of a target's URL), through the daemon's own request code, each
+/// target's answer reported as it comes. Nothing is journaled or queued.
+public enum RelayTrial {
+    /// The targets `name` selects (all when nil).
+    public static func targets(_ configuration: Configuration, matching name: String?) -> [RelayTarget] {
+        guard let name else { return configuration.relayTargets }
+        return configuration.relayTargets.filter {
+            $0.service.rawValue == name || $0.url.hasPrefix(name) || $0.displayName == name
+        }
+    }
+
+    /// Sends the test message to `targets` on `loop`; `report` hears each
+    /// answer (the target without secrets, and whether it was delivered), then `done`.
+    public static func run(_ targets: [RelayTarget], caFile: String?, version: String, loop: any EventScheduler,
+                           report: @escaping (String, RelayAnswer) -> Void, done: @escaping () -> Void) {
+        let host = DaemonProcess.deviceName
+        let now = AlertStore.now
+        var left = targets.count
+        var posters: [RelayPoster] = []
+        for target in targets {
+            let alert = ForwardedAlert(
+                kind: .notice, title: Localization.localize("CC Relay test message"),
+                body: AlertCatalogue.fill(Localization.localize("Alerts from %s will reach you here."), host),
+                urgency: .normal, postedAt: now, key: AlertStore.newKey(), host: host, late: false)
+            let request = RelayMessage.request(
+                alert, to: target, raisedAt: AlertForwarder.localTime(now), localize: Localization.localize)
+            let poster = RelayPoster(caFile: caFile, userAgent: "ccrelay/\(version)", loop: loop)
+            posters.append(poster)
+            poster.post(request) { answer in
+                report(target.displayName, answer)
+                left -= 1
+                if left == 0 { withExtendedLifetime(posters) { done() } }
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import SessionLogic
+
+/// One alert waiting for a relay target (or delivered to it).
+public struct OutboxItem: Sendable, Hashable {
+    public var alertID: Int64
+    /// `RelayTarget.name`.
+    public var target: String
+    /// The idempotency key, the same for every target and attempt, kept across restarts.
+    public var key: String
+    /// Attempts begun before this one (one begun before a `kill -9` counts).
+    public var attempts: Int
+    public var queuedAt: Double
+    public var kind: AlertKind
+    public var title: String
+    public var body: String
+    public var urgency: Urgency
+    public var postedAt: Double
+}
+
+/// How a relay target is doing, for `ccrelay status`.
+public struct OutboxSummary: Sendable, Hashable {
+    public var target: String
+    /// Alerts waiting for it.
+    public var queued: Int
+    public var lastDeliveredAt: Double?
+    /// Why the newest failed attempt failed, when the last attempt failed.
+    public var lastError: String?
+}
+
+/// The outbox: alerts to forward, queued in the transaction that journals
+/// them (`record(_:forwardTo:)`), delivered oldest first, each at most once
+/// per target (an alert is marked delivered in the transaction that follows
+/// the target's answer; the key lets a target drop the repeat a `kill -9`
+/// between its answer and that write would cause).
+extension AlertStore {
+    func enqueue(alert id: Int64, for targets: [String], at time: Double) throws(RelayError) {
+        guard !targets.isEmpty else { return }
+        let key = Self.newKey()
+        for target in targets {
+            try database.run(
+                "INSERT OR IGNORE INTO outbox (alert_id, target, key, queued_at) VALUES (?, ?, ?, ?)",
+                [.integer(id), .text(target), .text(key), .real(time)])
+        }
+    }
+
+    /// 128 random bits (getrandom) in hex: unique per alert, across machines.
+    public static func newKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let hex = String(generator.next(), radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+
+    /// The outbox keeps at most `outboxLimit` rows: delivered ones go first
+    /// (oldest first), then the oldest waiting; rows of pruned alerts go too.
+    func pruneOutbox() throws(RelayError) {
+        try database.run("DELETE FROM outbox WHERE alert_id NOT IN (SELECT id FROM alerts)")
+        try database.run(
+            """
+            DELETE FROM outbox WHERE rowid IN (
+                SELECT rowid FROM outbox ORDER BY delivered_at IS NULL, alert_id
+                LIMIT max(0, (SELECT count(*) FROM outbox) - ?))
+            """, [.integer(Int64(outboxLimit))])
+    }
+
+    /// The oldest alert waiting for `target`.
+    public func nextForDelivery(to target: String) throws(RelayError) -> OutboxItem? {
+        var item: OutboxItem?
+        try database.run(
+            """
+            SELECT o.alert_id, o.key, o.attempts, o.queued_at, a.kind, a.title, a.body, a.urgency, a.posted_at
+            FROM outbox o JOIN alerts a ON a.id = o.alert_id
+            WHERE o.target = ? AND o.delivered_at IS NULL ORDER BY o.alert_id LIMIT 1
+            """, [.text(target)]
+        ) { row in
+            // Read back like network input: bounded, unknown kinds as notices.
+            item = OutboxItem(
+                alertID: row.integer(0), target: target, key: row.text(1, limit: 64), attempts: Int(clamping: max(0, row.integer(2))),
+                queuedAt: Self.time(row.real(3)) ?? 0, kind: AlertKind(rawValue: row.text(4)) ?? .notice,
+                title: row.text(5, limit: Self.textLimit), body: row.text(6, limit: Self.textLimit),
+                urgency: Urgency(rawValue: UInt8(clamping: row.integer(7))) ?? .normal, postedAt: Self.time(row.real(8)) ?? 0)
+        }
+        return item
+    }
+
+    /// Counts an attempt as begun, before the request goes out: one cut
+    /// short by a crash still makes the next attempt "late".
+    public func beginAttempt(_ item: OutboxItem) throws(RelayError) {
+        try database.run(
+            "UPDATE outbox SET attempts = min(attempts + 1, 1000000) WHERE alert_id = ? AND target = ?",
+            [.integer(item.alertID), .text(item.target)])
+    }
+
+    /// The target took it; `answer` is what it said (bounded).
+    public func markDelivered(_ item: OutboxItem, answer: String, at time: Double = AlertStore.now) throws(RelayError) {
+        try database.run(
+            "UPDATE outbox SET delivered_at = ?, last_error = NULL, answer = ? WHERE alert_id = ? AND target = ?",
+            [.real(time), .text(String(answer.prefix(500))), .integer(item.alertID), .text(item.target)])
+    }
+
+    /// The attempt failed with `problem`; the alert waits for the next one.
+    public func markFailed(_ item: OutboxItem, problem: String) throws(RelayError) {
+        try database.run(
+            "UPDATE outbox SET last_error = ? WHERE alert_id = ? AND target = ?",
+            [.text(String(problem.prefix(500))), .integer(item.alertID), .text(item.target)])
+    }
+
+    /// Queue length, last delivery and the last failure of each of `targets`.
+    public func outboxSummary(for targets: [String]) throws(RelayError) -> [OutboxSummary] {
+        var summaries: [OutboxSummary] = []
+        for target in targets {
+            var summary = OutboxSummary(target: target, queued: 0, lastDeliveredAt: nil, lastError: nil)
+            try database.run(
+                """
+                SELECT (SELECT count(*) FROM outbox WHERE target = ?1 AND delivered_at IS NULL),
+                    (SELECT max(delivered_at) FROM outbox WHERE target = ?1),
+                    (SELECT last_error FROM outbox WHERE target = ?1 AND delivered_at IS NULL AND last_error IS NOT NULL
+                        ORDER BY alert_id LIMIT 1)
+                """, [.text(target)]
+            ) { row in
+                summary.queued = Int(clamping: row.integer(0))
+                summary.lastDeliveredAt = row.isNull(1) ? nil : Self.time(row.real(1))
+                summary.lastError = row.isNull(2) ? nil : row.text(2, limit: 500)
+            }
+            summaries.append(summary)
+        }
+        return summaries
+    }
+}

@@ -1,0 +1,167 @@
+/// One journaled alert on its way to a relay target: only what the user saw
+/// (kind, title, body, urgency, when) and the host it came from. The session
+/// token, the password and the certificate are not among its fields, so they
+/// cannot leave the machine this way.
+public struct ForwardedAlert: Sendable, Hashable {
+    public var kind: AlertKind
+    public var title: String
+    public var body: String
+    public var urgency: Urgency
+    /// When it was raised, in seconds since the Unix epoch.
+    public var postedAt: Double
+    /// The idempotency key: one per alert, the same for every target and every attempt.
+    public var key: String
+    public var host: String
+    /// It did not go out when raised (an attempt failed, the daemon
+    /// restarted, or it waited over a minute): the message says so, with the original time.
+    public var late: Bool
+
+    public init(kind: AlertKind, title: String, body: String, urgency: Urgency, postedAt: Double, key: String, host: String,
+                late: Bool) {
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.urgency = urgency
+        self.postedAt = postedAt
+        self.key = key
+        self.host = host
+        self.late = late
+    }
+}
+
+/// An HTTP POST to a relay target, ready for libcurl.
+public struct RelayRequest: Sendable, Hashable {
+    public var url: String
+    /// `Name: value` lines, without line breaks.
+    public var headers: [String]
+    public var body: String
+}
+
+/// The publish request each service expects (DESIGN.md `[relay]`):
+/// - ntfy: JSON publishing to the server's root (`topic`, `title`,
+///   `message`, `priority` 5/3/2 for critical/normal/low, `tags`);
+/// - gotify: `POST /message?token=…` with `title`, `message`, `priority` (critical 8, normal 5, low 2);
+/// - webhook: the alert as JSON (`id`, `kind`, `title`, `body`, `urgency`, `posted_at`, `host`, `late`).
+/// Every request carries the alert's key as `Idempotency-Key`.
+public enum RelayMessage {
+    /// An alert that waited longer than this in the outbox is marked late.
+    public static let lateAfter: Double = 60
+
+    /// The request for `alert` to `target`. `raisedAt` is the alert's time as
+    /// people read it (local time), for the late note; `localize` translates.
+    public static func request(_ alert: ForwardedAlert, to target: RelayTarget, raisedAt: String,
+                               localize: (String) -> String) -> RelayRequest {
+        var message = alert.body
+        if alert.late {
+            message += "\n\n" + AlertCatalogue.fill(localize("Delayed: raised at %s on %s."), raisedAt, alert.host)
+        }
+        let headers = ["Content-Type: application/json", "Idempotency-Key: " + headerSafe(alert.key)]
+        switch target.service {
+        case .ntfy:
+            let url = RelayURL(target.url)
+            let topic = url.flatMap { $0.pathSegments.last.map(String.init) } ?? ""
+            let root = url.map { $0.scheme + "://" + $0.authority + "/" + $0.pathSegments.dropLast().map { $0 + "/" }.joined() } ?? target.url
+            let body = JSON.object([
+                ("topic", JSON.string(topic)), ("title", JSON.string(alert.title)), ("message", JSON.string(message)),
+                ("priority", String(ntfyPriority(alert.urgency))),
+                ("tags", JSON.array([ntfyTag(alert), "ccrelay", alert.host].map(JSON.string))),
+            ])
+            return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body)
+        case .gotify:
+            let body = JSON.object([
+                ("title", JSON.string(alert.title)), ("message", JSON.string(message)),
+                ("priority", String(gotifyPriority(alert.urgency))),
+                ("extras", JSON.object([("client::display", JSON.object([("contentType", JSON.string("text/plain"))]))])),
+            ])
+            return RelayRequest(url: target.url, headers: headers, body: body)
+        case .webhook:
+            let body = JSON.object([
+                ("id", JSON.string(alert.key)), ("kind", JSON.string(alert.kind.rawValue)), ("title", JSON.string(alert.title)),
+                ("body", JSON.string(alert.body)), ("urgency", JSON.string(urgencyName(alert.urgency))),
+                ("posted_at", String(Int64(alert.postedAt.isFinite ? max(0, min(alert.postedAt, 253_402_300_800)) : 0))),
+                ("host", JSON.string(alert.host)), ("late", alert.late ? "true" : "false"),
+            ])
+            return RelayRequest(url: target.url, headers: headers, body: body)
+        }
+    }
+
+    /// ntfy's priorities: 5 urgent, 3 default, 2 low.
+    public static func ntfyPriority(_ urgency: Urgency) -> Int {
+        switch urgency {
+        case .critical: 5
+        case .normal: 3
+        case .low: 2
+        }
+    }
+
+    /// gotify's priorities (0-10; its Android app rings from 8).
+    public static func gotifyPriority(_ urgency: Urgency) -> Int {
+        switch urgency {
+        case .critical: 8
+        case .normal: 5
+        case .low: 2
+        }
+    }
+
+    static func urgencyName(_ urgency: Urgency) -> String {
+        switch urgency {
+        case .critical: "critical"
+        case .normal: "normal"
+        case .low: "low"
+        }
+    }
+
+    /// The emoji tag ntfy shows before the title.
+    static func ntfyTag(_ alert: ForwardedAlert) -> String {
+        if alert.kind == .backOnline { return "white_check_mark" }
+        switch alert.urgency {
+        case .critical: return "rotating_light"
+        case .normal: return "warning"
+        case .low: return "information_source"
+        }
+    }
+
+    private static func headerSafe(_ text: String) -> String {
+        String(text.unicodeScalars.filter { $0.value > 0x20 && $0.value < 0x7F }.map(Character.init).prefix(100))
+    }
+}
+
+/// How long a target that failed is left alone: 5 s after the first failure,
+/// doubling to at most 5 minutes. A campus session coming back (or the
+/// network) retries at once instead.
+public enum RelayBackoff {
+    public static let cap: Duration = .seconds(300)
+
+    public static func delay(afterFailures failures: Int) -> Duration {
+        let doublings = min(max(failures, 1), 16) - 1
+        return min(.seconds(5 << doublings), cap)
+    }
+}
+
+/// The little JSON the relay requests need, written without Foundation.
+enum JSON {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// An object of already-encoded values, in the given order.
+    static func object(_ members: [(String, String)]) -> String {
+        "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    }
+
+    static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
+}

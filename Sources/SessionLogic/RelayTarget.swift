@@ -1,0 +1,171 @@
+/// A place alerts are forwarded to, off the machine (`[relay]` in
+/// ccrelay.conf): a topic on an ntfy server, a gotify application, or a
+/// webhook that takes a JSON POST.
+public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
+    /// The publish API a target speaks.
+    public enum Service: String, Sendable, Hashable, CaseIterable {
+        case ntfy, gotify, webhook
+    }
+
+    public var service: Service
+    /// As configured: it may hold a secret (gotify's `?token=`, a password
+    /// before `@`), so it is kept in the 0600 files and never shown or logged.
+    public var url: String
+
+    /// Checks `url` for `service`; fails with what is wrong and how to write it.
+    public init(service: Service, url: String) throws(RelayTargetProblem) {
+        guard let parsed = RelayURL(url) else {
+            throw RelayTargetProblem(
+                "\(service.rawValue) must be an https:// URL (plain http only to a loopback address) without spaces, got '\(RelayURL.redacted(url))'")
+        }
+        switch service {
+        case .ntfy:
+            guard let topic = parsed.pathSegments.last, parsed.pathSegments.count >= 1, RelayURL.isTopic(topic) else {
+                throw RelayTargetProblem(
+                    "ntfy needs the server and the topic, such as https://ntfy.campus.example/ccrelay-20231234 (a topic is 1-64 letters, digits, - or _)")
+            }
+        case .gotify:
+            guard parsed.queryItem("token").map({ !$0.isEmpty }) == true else {
+                throw RelayTargetProblem(
+                    "gotify needs the application token in the URL, such as https://gotify.campus.example/message?token=APP_TOKEN (Apps → create application in gotify's web UI)")
+            }
+        case .webhook:
+            break
+        }
+        self.service = service
+        self.url = url
+    }
+
+    /// The outbox's name for the target: its service and full URL (kept in the 0600 store only).
+    public var name: String { service.rawValue + " " + url }
+
+    /// For people and logs: the URL without its query or user information.
+    public var displayName: String { service.rawValue + " " + RelayURL.redacted(url) }
+
+    public var description: String { displayName }
+}
+
+/// Why a `[relay]` URL cannot be used, as a sentence with the fix.
+public struct RelayTargetProblem: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The parts of a target URL the forwarding code needs, checked as strictly
+/// as the CC/1 server's: https, or http to a loopback address only; no
+/// spaces, control characters or fragment; at most 2,000 bytes.
+struct RelayURL: Hashable {
+    var scheme: String
+    /// `host[:port]`, with any user information before it.
+    var authority: String
+    var path: String
+    var query: String?
+
+    init?(_ text: String) {
+        guard text.utf8.count <= 2000, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }),
+            !text.contains("#"), let separator = text.firstRange(of: "://")
+        else { return nil }
+        scheme = String(text[..<separator.lowerBound]).lowercased()
+        let rest = text[separator.upperBound...]
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        authority = String(rest[..<authorityEnd])
+        let afterAuthority = rest[authorityEnd...]
+        if let question = afterAuthority.firstIndex(of: "?") {
+            path = String(afterAuthority[..<question])
+            query = String(afterAuthority[afterAuthority.index(after: question)...])
+        } else {
+            path = String(afterAuthority)
+            query = nil
+        }
+        let host = Self.host(of: authority).lowercased()
+        guard !host.isEmpty else { return nil }
+        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "[::1]"
+        guard scheme == "https" || scheme == "http" && loopback else { return nil }
+    }
+
+    /// The host of `host[:port]` (after any `user:password@`).
+    static func host(of authority: String) -> String {
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") { return String(hostPort[...close]) }
+        return String(hostPort.split(separator: ":", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    var pathSegments: [Substring] { path.split(separator: "/") }
+
+    /// The value of `name=` in the query, if present.
+    func queryItem(_ name: String) -> String? {
+        for item in (query ?? "").split(separator: "&") where item.hasPrefix(name + "=") {
+            return String(item.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+
+    /// ntfy's topic rule: 1 to 64 of `A-Z a-z 0-9 _ -`.
+    static func isTopic(_ text: Substring) -> Bool {
+        (1...64).contains(text.count) && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+        }
+    }
+
+    /// `text` without a query or user information: what may be shown.
+    static func redacted(_ text: String) -> String {
+        var shown = String(text.prefix { $0 != "?" && $0 != "#" })
+        if let separator = shown.firstRange(of: "://") {
+            let rest = shown[separator.upperBound...]
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+                shown = String(shown[..<separator.upperBound]) + "…@" + String(rest[rest.index(after: at)...])
+            }
+        }
+        if text.contains("?") || text.contains("#") { shown += "?…" }
+        return String(shown.prefix(200))
+    }
+}
+
+/// Which alerts are forwarded (`[relay] kinds`): alert kind names, plus
+/// `notice-critical` for the campus notices the server marks critical.
+public struct RelaySelection: Sendable, Hashable {
+    public var kinds: Set<AlertKind>
+    /// Notices of critical urgency, even when `notice` itself is not selected.
+    public var criticalNotices: Bool
+
+    public init(kinds: Set<AlertKind>, criticalNotices: Bool) {
+        self.kinds = kinds
+        self.criticalNotices = criticalNotices
+    }
+
+    /// The default: logged-out, keepalive-failing, credentials, notice-critical.
+    public static let standard = RelaySelection(kinds: [.loggedOut, .keepAliveFailing, .credentials], criticalNotices: true)
+
+    /// The names `kinds =` takes.
+    public static let names: [String] = AlertKind.allCases.filter { $0 != .status }.map(\.rawValue) + ["notice-critical"]
+
+    /// Whether `alert` goes out (the status bubble never does).
+    public func forwards(_ alert: Alert) -> Bool {
+        guard alert.kind != .status else { return false }
+        return kinds.contains(alert.kind) || alert.kind == .notice && criticalNotices && alert.urgency == .critical
+    }
+
+    /// Reads a comma-separated list of names; fails naming the first unknown one.
+    public static func parse(_ text: String) -> Result<RelaySelection, RelayTargetProblem> {
+        var selection = RelaySelection(kinds: [], criticalNotices: false)
+        for part in text.split(separator: ",") {
+            let name = part.trimmed
+            if name == "notice-critical" {
+                selection.criticalNotices = true
+            } else if let kind = AlertKind(rawValue: name), kind != .status {
+                selection.kinds.insert(kind)
+            } else {
+                var message = "unknown alert kind '\(name)' in kinds"
+                if let near = names.min(by: { editDistance($0, name) < editDistance($1, name) }), editDistance(near, name) <= 3 {
+                    message += "; did you mean '\(near)'?"
+                }
+                return .failure(RelayTargetProblem(message + " (known: \(names.joined(separator: ", ")))"))
+            }
+        }
+        guard !selection.kinds.isEmpty || selection.criticalNotices else {
+            return .failure(RelayTargetProblem("kinds is empty; name at least one of: \(names.joined(separator: ", "))"))
+        }
+        return .success(selection)
+    }
+}

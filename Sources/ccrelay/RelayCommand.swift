@@ -1,0 +1,35 @@
+import DesktopServices
+
+/// `ccrelay relay test [TARGET]`: a test message through the forwarding path.
+enum RelayCommand {
+    static let usage = """
+        Usage: ccrelay relay test [TARGET] [--config PATH]
+
+        Sends a test message to every target in the configuration's [relay] group
+        (ntfy, gotify, webhook), or to those TARGET names (a service such as ntfy,
+        or the start of a target's URL), the way the daemon forwards alerts, and
+        prints each target's answer. Nothing is added to the journal. The daemon
+        does not need to be running.
+
+        Options:
+          --config PATH  use this configuration (default: $XDG_CONFIG_HOME/ccrelay/ccrelay.conf)
+          -h, --help     show this help
+
+        Exit status: 0 every target took the message, 1 one did not (or the
+        configuration is unusable, or has no [relay] targets), 2 usage error
+        (also: TARGET names no configured target).
+        """
+
+    static let command = Subcommand(
+        name: "relay", summary: "send a test message to the alert forwarding targets", usage: usage, valued: ["config"],
+        words: ["test"], values: ["config": Subcommand.fileValue], run: run)
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
+        guard parsed.positionals.first == "test", parsed.positionals.count <= 2 else {
+            return usageError("relay", suggesting("expected 'test [TARGET]'", for: parsed.positionals.first, among: ["test"]))
+        }
+        // Sent by the daemon's executable: libcurl loads there, not in the CLI.
+        return execHelper("ccrelay-daemon", ["--relay-test", "--config", path] + parsed.positionals.dropFirst(), for: "relay")
+    }
+}
