@@ -89,8 +89,11 @@ extension Daemon: ControlTarget {
     /// Writes the session row when what it holds changed (a login, a logout,
     /// a new interval or timeout) — not after every keep-alive, each of which
     /// would append a page to the journal's write-ahead log.
+    /// A session the server ended (a kick) is a change too: its row goes,
+    /// so that a restart after `kill -9` does not carry on with a dead token.
     func saveSessionIfChanged() {
-        let facts = token.map { SessionFacts(token: $0, interval: session.interval, timeout: session.timeout) }
+        let live = session.remaining(at: now()) != nil
+        let facts = live ? token.map { SessionFacts(token: $0, interval: session.interval, timeout: session.timeout) } : nil
         guard facts != savedFacts else { return }
         saveSession()
     }

@@ -15,6 +15,8 @@ final class DaemonHarness {
     let desktop = RecordingDesktop()
     /// The system watch the daemon made: the test sends its logind and NetworkManager events.
     let system = FakeSystemWatch()
+    /// Every `[relay]` target of the configuration, answered by hand.
+    let relay = ScriptedRelay()
     let folder: String
     let daemon: Daemon
 
@@ -34,7 +36,7 @@ final class DaemonHarness {
             transport: server, desktop: desktop, systemWatch: { [system] onEvent in
                 system.onEvent = onEvent
                 return system
-            }, storePath: folder + "/alerts.db",
+            }, relayTransport: { [relay] target in relay.lane(for: target) }, storePath: folder + "/alerts.db",
             log: { log.lines.append($0) })
         self.log = log
         var failure: Error?
@@ -119,6 +121,39 @@ final class ScriptedServer: CCTransport {
     static func accepted(interval: Int? = nil, notices: [Notice] = []) -> Outcome {
         .accepted(KeepAliveGrant(interval: interval, timeout: nil, notices: notices))
     }
+}
+
+/// Relay targets the test answers by hand: each target's requests wait until answered.
+final class ScriptedRelay {
+    final class Lane: RelayTransport {
+        let target: RelayTarget
+        private(set) var requests: [RelayRequest] = []
+        private var waiting: [(RelayAnswer) -> Void] = []
+        init(target: RelayTarget) { self.target = target }
+
+        func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void) {
+            requests.append(request)
+            waiting.append(completion)
+        }
+
+        var pending: Int { waiting.count }
+
+        /// Answers the oldest waiting request: 200, or the failure given.
+        func answer(failure: String? = nil) {
+            guard !waiting.isEmpty else { return }
+            waiting.removeFirst()(RelayAnswer(status: failure == nil ? 200 : 0, text: "{}", failure: failure))
+        }
+    }
+
+    private(set) var lanes: [Lane] = []
+
+    func lane(for target: RelayTarget) -> Lane {
+        let lane = Lane(target: target)
+        lanes.append(lane)
+        return lane
+    }
+
+    subscript(_ service: RelayTarget.Service) -> Lane { lanes.first { $0.target.service == service }! }
 }
 
 /// logind and NetworkManager as the test says.

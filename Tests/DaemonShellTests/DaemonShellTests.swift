@@ -46,6 +46,18 @@ import Testing
         #expect(try rig.store().savedSession()?.seq == 4)
     }
 
+    @Test func aSessionTheServerEndedIsForgottenAtOnce() throws {
+        // Else a restart after kill -9 carries on with the dead token and raises the logout again.
+        let rig = try DaemonHarness(config: "[keepalive]\nauto-relogin = false")
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        #expect(try rig.store().savedSession() != nil)
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: nil))
+        rig.loop.runPending()
+        #expect(rig.daemon.status().state == "logged-out")
+        #expect(try rig.store().savedSession() == nil)
+    }
+
     @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
         let rig = try DaemonHarness()
         let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }

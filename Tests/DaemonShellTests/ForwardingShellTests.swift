@@ -1,0 +1,152 @@
+@testable import CCProtocol
+@testable import DaemonShell
+import DesktopServices
+import EventLoop
+import Foundation
+import SessionLogic
+import Testing
+
+/// Forwarding in the daemon shell: what goes into the outbox, when each
+/// target is tried, back-off and the flush when the campus session returns,
+/// late marks, and a target that never answers holding nothing else up.
+@Suite struct ForwardingShellTests {
+    static let relayConfig = """
+        [relay]
+        ntfy = https://ntfy.campus.example/ccrelay-20231234
+        gotify = https://gotify.campus.example/message?token=AbC
+        """
+
+    /// A harness whose session was logged in and then kicked by the server.
+    func kicked() throws -> DaemonHarness {
+        let rig = try DaemonHarness(config: Self.relayConfig + "\n[keepalive]\nauto-relogin = false")
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: "你已被管理员下线"))
+        rig.loop.runPending()
+        return rig
+    }
+
+    func body(_ request: RelayRequest?) throws -> [String: Any] {
+        let request = try #require(request)
+        return try #require(JSONSerialization.jsonObject(with: Data(request.body.utf8)) as? [String: Any])
+    }
+
+    @Test func aKickGoesToEveryTargetAtOnceWithItsPriority() throws {
+        let rig = try kicked()
+        #expect(rig.desktop.posted.map(\.kind) == [.loggedOut])
+        let ntfy = try body(rig.relay[.ntfy].requests.first)
+        #expect(ntfy["priority"] as? Int == 5)
+        #expect((ntfy["message"] as? String)?.contains("你已被管理员下线") == true)
+        #expect(try body(rig.relay[.gotify].requests.first)["priority"] as? Int == 8)
+        rig.relay[.ntfy].answer()
+        rig.relay[.gotify].answer()
+        let entry = try #require(try rig.store().alerts(limit: 1).first)
+        #expect(entry.kind == .loggedOut && entry.forwarded == 2 && entry.forwardWaiting == 0)
+        let relays = rig.daemon.status().relays
+        #expect(relays.map(\.queued) == [0, 0])
+        #expect(relays.allSatisfy { $0.lastDelivered != nil && $0.lastError.isEmpty })
+        #expect(relays.map(\.target) == ["ntfy https://ntfy.campus.example/ccrelay-20231234", "gotify https://gotify.campus.example/message?…"])
+    }
+
+    @Test func onlyTheSelectedKindsAreForwarded() throws {
+        let rig = try DaemonHarness(config: Self.relayConfig)
+        let notices = [Notice(id: "n-1", title: "停电", body: "今晚", urgency: "critical"),
+                       Notice(id: "n-2", title: "讲座", body: "明天", urgency: "normal")]
+        rig.server.answer(ScriptedServer.loggedIn(notices: notices))
+        rig.loop.runPending()
+        #expect(rig.relay[.ntfy].requests.count == 1, "the critical notice only")
+        #expect(try body(rig.relay[.ntfy].requests.first)["title"] as? String == "停电")
+        rig.relay[.ntfy].answer()
+        #expect(rig.relay[.ntfy].requests.count == 1, "nothing else waits")
+    }
+
+    @Test func aTargetThatFailsIsRetriedWithBackOffAndTheMessageIsMarkedLate() throws {
+        let rig = try kicked()
+        let ntfy = rig.relay[.ntfy]
+        ntfy.answer(failure: "Could not resolve host: ntfy.campus.example")
+        rig.relay[.gotify].answer()
+        #expect(rig.daemon.status().relays.first?.queued == 1)
+        #expect(rig.daemon.status().relays.first?.lastError.contains("resolve") == true)
+        rig.loop.advance(by: .seconds(4))
+        #expect(ntfy.requests.count == 1, "not before the back-off")
+        rig.loop.advance(by: .seconds(1))
+        #expect(ntfy.requests.count == 2, "5 s after the first failure")
+        ntfy.answer(failure: "Could not resolve host: ntfy.campus.example")
+        rig.loop.advance(by: .seconds(9))
+        #expect(ntfy.requests.count == 2)
+        rig.loop.advance(by: .seconds(1))
+        #expect(ntfy.requests.count == 3, "10 s after the second")
+        let late = try body(ntfy.requests.last)["message"] as? String
+        #expect(late?.contains("Delayed: raised at") == true, "\(late ?? "")")
+        #expect((try body(rig.relay[.gotify].requests.first)["message"] as? String)?.contains("Delayed") == false, "on time: not late")
+        let logged = rig.logged.filter { $0.contains("cannot forward alerts to ntfy") }
+        #expect(logged.count == 1, "said once per episode: \(rig.logged)")
+        #expect(!rig.logged.joined().contains("ccrelay-20231234?"), "no URL secrets in the log")
+        ntfy.answer()
+        #expect(rig.daemon.status().relays.first?.queued == 0)
+        #expect(rig.logged.contains { $0.contains("forwarding to ntfy") && $0.contains("works again") })
+        #expect(ntfy.requests.count == 3, "delivered once")
+    }
+
+    @Test func theSessionComingBackFlushesTheOutboxAtOnce() throws {
+        let rig = try kicked()
+        // Outside access went with the session: the internet target fails.
+        rig.relay[.ntfy].answer(failure: "Failed to connect to ntfy.campus.example port 443")
+        rig.relay[.gotify].answer(failure: "Failed to connect to gotify.campus.example port 443")
+        rig.loop.advance(by: .seconds(5))
+        rig.relay[.ntfy].answer(failure: "Failed to connect")
+        rig.relay[.gotify].answer(failure: "Failed to connect")
+        // Now 10 s of back-off; the student logs in again after 2.
+        rig.loop.advance(by: .seconds(2))
+        let before = rig.relay[.ntfy].requests.count
+        rig.daemon.requestLogin()
+        rig.server.answer(ScriptedServer.loggedIn())
+        rig.loop.runPending()
+        #expect(rig.daemon.status().state == "online")
+        #expect(rig.relay[.ntfy].requests.count == before + 1, "sent the moment the session is back, not after the back-off")
+        #expect(rig.relay[.gotify].pending == 1)
+    }
+
+    @Test func aTargetThatNeverAnswersHoldsUpNeitherKeepAlivesNorTheOtherTarget() throws {
+        let rig = try kicked()
+        // ntfy takes the request and never answers; gotify answers.
+        rig.relay[.gotify].answer()
+        rig.daemon.requestLogin()
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        for seq in 1...3 {
+            rig.loop.advance(by: .seconds(60))
+            #expect(rig.server.pending == .keepAlive(seq: UInt64(seq)), "keep-alives on time")
+            rig.server.answer(ScriptedServer.accepted())
+        }
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: nil))
+        rig.loop.runPending()
+        #expect(rig.relay[.gotify].requests.count == 2, "the second kick reached gotify")
+        #expect(rig.relay[.ntfy].requests.count == 1, "ntfy is still on the first")
+        #expect(rig.daemon.status().relays.first?.queued == 2)
+    }
+
+    @Test func alertsLeftInTheOutboxGoOutWhenTheDaemonStartsAgain() throws {
+        let rig = try kicked()
+        let folder = rig.folder
+        rig.relay[.gotify].answer()
+        // The daemon is gone before ntfy answered (the request is lost with it).
+        let config = ConfigurationParser.parse(
+            "[server]\nurl = https://cc.campus.example/\n" + Self.relayConfig, file: folder + "/ccrelay.conf", home: folder).configuration!
+        let relay = ScriptedRelay()
+        let loop = ManualLoop()
+        let again = Daemon(
+            configuration: config, configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
+            transport: ScriptedServer(), desktop: RecordingDesktop(), systemWatch: { _ in nil },
+            relayTransport: { relay.lane(for: $0) }, storePath: folder + "/alerts.db", log: { _ in })
+        again.start { _ in }
+        loop.runPending()
+        #expect(relay[.ntfy].requests.count == 1, "the waiting alert goes out at start")
+        let first = try body(rig.relay[.ntfy].requests.first)
+        let second = try body(relay[.ntfy].requests.first)
+        #expect(second["title"] as? String == first["title"] as? String)
+        #expect((second["message"] as? String)?.contains("Delayed") == true, "the begun attempt makes it late")
+        #expect(relay[.ntfy].requests.first?.headers == rig.relay[.ntfy].requests.first?.headers, "the same idempotency key")
+        #expect(relay[.gotify].requests.isEmpty, "gotify already had it")
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import DesktopServices
+import SessionLogic
+import Testing
+
+/// alerts.db's outbox: queued with the journal entry, delivered oldest first
+/// and once, one key per alert kept across reopening, bounded.
+@Suite struct OutboxTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-outbox-\(UUID().uuidString)").path
+    var path: String { directory + "/alerts.db" }
+
+    func store(outboxLimit: Int = 1000) throws -> AlertStore {
+        try AlertStore(path: path, outboxLimit: outboxLimit) { Issue.record("unexpected: \($0)") }
+    }
+
+    func alert(_ title: String, _ kind: AlertKind = .loggedOut) -> Alert {
+        Alert(kind: kind, title: title, body: "body of \(title)", urgency: .critical)
+    }
+
+    @Test func anAlertIsQueuedForItsTargetsInTheTransactionThatJournalsIt() throws {
+        let store = try store()
+        try store.record([(alert("a"), nil), (alert("b", .notice), "n-1")], forwardTo: { $0.kind == .loggedOut ? ["ntfy x", "gotify y"] : [] })
+        let first = try #require(try store.nextForDelivery(to: "ntfy x"))
+        #expect(first.title == "a" && first.body == "body of a" && first.kind == .loggedOut && first.urgency == .critical)
+        #expect(first.attempts == 0)
+        #expect(try store.nextForDelivery(to: "gotify y")?.key == first.key, "one key per alert, the same for every target")
+        #expect(first.key.count == 32 && first.key.allSatisfy(\.isHexDigit))
+        #expect(try store.outboxSummary(for: ["ntfy x", "gotify y", "webhook z"]).map(\.queued) == [1, 1, 0])
+        let journal = try store.alerts(limit: 10)
+        #expect(journal.map(\.forwardWaiting) == [0, 2])
+    }
+
+    @Test func theJournalEntryAndItsOutboxRowsLandTogetherOrNotAtAll() throws {
+        let store = try store()
+        try store.record(alert("kept"), forwardTo: { _ in ["t"] })
+        // The outbox insert fails in the middle of the transaction (as a full disk would make it).
+        try sqlite(path, "CREATE TRIGGER refuse BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END;")
+        #expect(throws: RelayError.self) { try store.record(self.alert("lost"), forwardTo: { _ in ["t"] }) }
+        #expect(try store.alerts(limit: 10).map(\.title) == ["kept"], "no alert journaled without its outbox rows")
+        try store.record(alert("not forwarded"))
+        #expect(try store.alerts(limit: 10).map(\.title) == ["not forwarded", "kept"])
+    }
+
+    @Test func deliveryIsOldestFirstAndOnceAndSurvivesReopening() throws {
+        var key = ""
+        do {
+            let store = try store()
+            for title in ["1", "2", "3"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
+            let first = try #require(try store.nextForDelivery(to: "t"))
+            key = first.key
+            try store.beginAttempt(first)
+            // Killed here, in the middle of the delivery.
+        }
+        let store = try store()
+        let again = try #require(try store.nextForDelivery(to: "t"))
+        #expect(again.title == "1" && again.key == key, "the same alert, with the same key, after a restart")
+        #expect(again.attempts == 1, "an attempt cut short counts: the message is marked late")
+        try store.markDelivered(again, answer: "{\"id\":\"m1\"}")
+        #expect(try store.nextForDelivery(to: "t")?.title == "2")
+        try store.markFailed(try #require(try store.nextForDelivery(to: "t")), problem: "HTTP 503")
+        let summary = try #require(try store.outboxSummary(for: ["t"]).first)
+        #expect(summary.queued == 2 && summary.lastError == "HTTP 503" && summary.lastDeliveredAt != nil)
+        #expect(try store.alerts(limit: 3).map(\.forwarded) == [0, 0, 1])
+    }
+
+    @Test func theOutboxIsBoundedDeliveredRowsGoFirst() throws {
+        let store = try store(outboxLimit: 3)
+        for title in ["1", "2"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
+        try store.markDelivered(try #require(try store.nextForDelivery(to: "t")), answer: "")
+        for title in ["3", "4"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
+        // Four rows for three places: the delivered "1" went, all waiting ones stay.
+        #expect(try store.nextForDelivery(to: "t")?.title == "2")
+        #expect(try store.outboxSummary(for: ["t"]).first?.queued == 3)
+        try store.record(alert("5"), forwardTo: { _ in ["t"] })
+        #expect(try store.nextForDelivery(to: "t")?.title == "3", "then the oldest waiting")
+        #expect(try store.outboxSummary(for: ["t"]).first?.queued == 3)
+    }
+
+    @Test func aVersionTwoJournalGainsTheOutbox() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try sqlite(path, """
+            PRAGMA application_id = 1667461753;
+            CREATE TABLE notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL);
+            CREATE TABLE alerts (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, title TEXT NOT NULL,
+              body TEXT NOT NULL, urgency INTEGER NOT NULL, posted_at REAL NOT NULL, notification_id INTEGER,
+              acknowledged INTEGER NOT NULL DEFAULT 0, acknowledged_at REAL);
+            CREATE INDEX alerts_unread ON alerts (acknowledged, kind);
+            CREATE TABLE session (singleton INTEGER PRIMARY KEY CHECK (singleton = 1), server TEXT NOT NULL,
+              account TEXT NOT NULL, token TEXT NOT NULL, ip TEXT NOT NULL, interval INTEGER NOT NULL,
+              timeout INTEGER NOT NULL, seq INTEGER NOT NULL, deadline REAL NOT NULL);
+            INSERT INTO alerts (kind, title, body, urgency, posted_at) VALUES ('logged-out', 'old', 'b', 2, 1);
+            PRAGMA user_version = 2;
+            """)
+        let store = try store()
+        #expect(try store.alerts(limit: 10).map(\.title) == ["old"], "the journal is kept")
+        try store.record(alert("new"), forwardTo: { _ in ["t"] })
+        #expect(try store.nextForDelivery(to: "t")?.title == "new", "old alerts are not forwarded after an upgrade")
+    }
+
+    /// Runs SQL on the file with Python's sqlite3 (another program, as a damaged or older file would be).
+    func sqlite(_ file: String, _ script: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        python.arguments = ["-c", "import sqlite3, sys; sqlite3.connect(sys.argv[1]).executescript(sys.argv[2])", file, script]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+    }
+}
