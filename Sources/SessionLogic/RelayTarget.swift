@@ -140,6 +140,11 @@ public struct RelaySelection: Sendable, Hashable {
     /// The names `kinds =` takes.
     public static let names: [String] = AlertKind.allCases.filter { $0 != .status }.map(\.rawValue) + ["notice-critical"]
 
+    /// The selection as `kinds =` writes it.
+    public var names: [String] {
+        AlertKind.allCases.filter { kinds.contains($0) }.map(\.rawValue) + (criticalNotices ? ["notice-critical"] : [])
+    }
+
     /// Whether `alert` goes out (the status bubble never does).
     public func forwards(_ alert: Alert) -> Bool {
         guard alert.kind != .status else { return false }

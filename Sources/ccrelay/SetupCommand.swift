@@ -16,6 +16,7 @@ enum SetupCommand {
     static let usage = """
         Usage: ccrelay setup [--server URL] [--certificate FILE] [--key FILE] [--ca-file FILE]
                              [--pinned-key PIN] [--interface IF] [--user ID --password-stdin]
+                             [--ntfy URL] [--gotify URL] [--webhook URL]
                              [--yes] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
@@ -36,6 +37,10 @@ enum SetupCommand {
           --interface IF       send through this network interface only
           --user ID            log in with a user name and password (kept in the keyring)
           --password-stdin     read that password from standard input
+          --ntfy URL           also forward alerts to this ntfy topic (server and topic)
+          --gotify URL         … to this gotify application (…/message?token=APP_TOKEN)
+          --webhook URL        … to this webhook (a JSON POST); targets already in the
+                               configuration are kept, and each gets a test message
           --p12-password-stdin  a PKCS#12 bundle's password: not supported yet
                                 (convert the bundle to a PEM certificate and key)
           --yes                ask nothing: take the options and the current answers
@@ -51,7 +56,7 @@ enum SetupCommand {
     static let command = Subcommand(
         name: "setup", summary: "set ccrelay up: server, certificate, a test login, start at login", usage: usage,
         flags: ["password-stdin", "yes", "force", "no-autostart", "p12-password-stdin"],
-        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config"],
+        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook"],
         values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,
                  "config": Subcommand.fileValue],
         run: run)
@@ -103,6 +108,8 @@ enum SetupCommand {
         if let certificate { lines.append("certificate = \(absolute(certificate))") }
         if let key { lines.append("key = \(absolute(key))") }
         if let user { lines.append("user = \(user)") }
+        let relay = relayLines(path, adding: parsed)
+        if !relay.isEmpty { lines += ["[relay]"] + relay }
         let text = lines.joined(separator: "\n") + "\n"
 
         // The answers are tried from a private file next to the real one, which is written only after a login.
@@ -124,6 +131,7 @@ enum SetupCommand {
             return ExitStatus.failure
         }
         Output.out("Wrote \(path).")
+        if !relay.isEmpty { testForwarding(path) }
         if let user, let password, !(await savePassword(password, user: user)) { return ExitStatus.failure }
         if !parsed.has("no-autostart") {
             if systemctlUser(["enable", "--now", "ccrelay.service"]) {
@@ -150,6 +158,36 @@ enum SetupCommand {
         answers["interface"] = configuration.interface
         answers["user"] = configuration.user
         return answers
+    }
+
+    /// The `[relay]` group to write: the current configuration's targets,
+    /// kinds and CA file, and the targets the options add.
+    private static func relayLines(_ path: String, adding parsed: ParsedArguments) -> [String] {
+        var lines: [String] = []
+        var configuration: Configuration?
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            configuration = ConfigurationParser.parse(text, file: path, home: getenv("HOME").map { String(cString: $0) } ?? "/").configuration
+        }
+        for target in configuration?.relayTargets ?? [] { lines.append("\(target.service.rawValue) = \(target.url)") }
+        for service in RelayTarget.Service.allCases {
+            guard let url = parsed.values[service.rawValue] else { continue }
+            let line = "\(service.rawValue) = \(url)"
+            if !lines.contains(line) { lines.append(line) }
+        }
+        guard !lines.isEmpty else { return [] }
+        if let selection = configuration?.relaySelection, selection != .standard { lines.append("kinds = \(selection.names.joined(separator: ", "))") }
+        if let caFile = configuration?.relayCAFile { lines.append("ca-file = \(caFile)") }
+        return lines
+    }
+
+    /// `ccrelay relay test` on the written configuration; a target that does
+    /// not take the test message is reported, and the setup stands.
+    private static func testForwarding(_ path: String) {
+        Output.out("Sending a test message to each forwarding target…")
+        guard let program = helperProgram("ccrelay-daemon"), runToEnd(program, ["--relay-test", "--config", path]) else {
+            Output.error("setup: a forwarding target did not take the test message (see above); fix it in \(path), then: ccrelay relay test")
+            return
+        }
     }
 
     private static func absolute(_ path: String) -> String {

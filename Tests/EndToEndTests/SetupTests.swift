@@ -41,6 +41,28 @@ import Testing
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    @Test func setupAddsAForwardingTargetAndSendsItATestMessage() throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        let ntfy = try RelayRecorder(.ntfy)
+        let base = ["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                    "--ca-file", pki.caCertificate, "--yes", "--no-autostart"]
+        let result = try setup(base + ["--ntfy", "http://127.0.0.1:\(ntfy.port)/ccrelay-20231234"])
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("ntfy http://127.0.0.1:\(ntfy.port)/ccrelay-20231234: delivered (HTTP 200)"), "\(result.standardOutput)")
+        #expect(RelayRecorder.body(try #require(ntfy.requests().first))["title"] as? String == "CC Relay test message")
+        // A second run keeps the target and adds another; a bad one is refused before anything is written.
+        let again = try setup(base + ["--force", "--webhook", "http://127.0.0.1:9/hook"])
+        #expect(again.status == 0, "the login worked; the webhook's failure is reported: \(again.standardError)")
+        #expect(again.standardError.contains("did not take the test message"), "\(again.standardError)")
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        #expect(text.contains("[relay]\nntfy = http://127.0.0.1:\(ntfy.port)/ccrelay-20231234\nwebhook = http://127.0.0.1:9/hook\n"), "\(text)")
+        let refused = try setup(base + ["--force", "--gotify", "https://gotify.campus.example/message"])
+        #expect(refused.status == 1 && refused.standardError.contains("token"), "\(refused.standardError)")
+        #expect(try String(contentsOfFile: configPath, encoding: .utf8) == text, "nothing replaced")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     @Test func nothingIsWrittenWhenTheLoginFailsAndNothingIsReplacedWithoutForce() throws {
         let pki = TestPKI.shared
         let sim = try CCSimProcess()
