@@ -6,8 +6,10 @@ import Testing
 /// keep-alives: counted from /proc (thread count, context switches), never timed.
 /// bench/idle measures the cost per keep-alive; this keeps the property.
 @Suite struct OneThreadTests {
-    @Test func anIdleDaemonHasOneThreadAndDoesNotWakeBetweenKeepAlives() async throws {
-        let rig = try await DaemonRig(simulator: ["--interval", "5", "--timeout", "15"])
+    /// Also with a forwarding target configured: with nothing to forward it costs no wake-up.
+    @Test(arguments: ["", "[relay]\nwebhook = http://127.0.0.1:9/ccrelay"])
+    func anIdleDaemonHasOneThreadAndDoesNotWakeBetweenKeepAlives(_ extraConfig: String) async throws {
+        let rig = try await DaemonRig(extraConfig: extraConfig, simulator: ["--interval", "5", "--timeout", "15"])
         let pid = rig.daemon.pid
         #expect(await eventually(timeout: .seconds(30)) { rig.acceptedReports() >= 2 }, "\(rig.log)")
         #expect(try Self.threads(of: pid) == 1, "threads: \(Self.threadNames(of: pid))")
