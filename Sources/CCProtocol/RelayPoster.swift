@@ -29,7 +29,7 @@ public protocol RelayTransport: AnyObject {
 /// A relay target's HTTP client: its own libcurl easy and multi handles on
 /// the daemon's loop, apart from the CC/1 client's, so a slow or hanging
 /// target never holds up a keep-alive. Strict TLS (verification on, TLS 1.2
-/// or newer, no redirects), the URL's own scheme only, every request bounded
+/// or newer, no redirects), no proxy (as for CC/1), the URL's own scheme only, every request bounded
 /// by `timeout`, at most 64 KiB of an answer read.
 ///
 /// Confinement: used only on `loop`; one request at a time.
@@ -65,6 +65,9 @@ public final class RelayPoster: RelayTransport {
             try easy.set(CURLOPT_URL, request.url, "the relay URL")
             try easy.set(CURLOPT_PROTOCOLS_STR, scheme, "the protocol")
             try easy.set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
+            // Like the CC/1 client: straight to the target, whatever proxy the environment names.
+            try easy.set(CURLOPT_PROXY, "", "disabling proxies")
+            try easy.set(CURLOPT_NOPROXY, "*", "disabling proxies")
             try easy.set(CURLOPT_FOLLOWLOCATION, 0, "refusing redirects")
             try easy.set(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
             try easy.set(CURLOPT_SSL_VERIFYPEER, 1, "server certificate verification")

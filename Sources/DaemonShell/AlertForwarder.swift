@@ -13,7 +13,9 @@ import Glibc
 /// that fails is retried with back-off (`RelayBackoff`) and at once when the
 /// campus session or the network comes back; each alert reaches each target
 /// at most once (marked delivered when it answers, with an idempotency key
-/// for the rare repeat after a crash), late ones marked late.
+/// for the rare repeat after a crash), late ones marked late. A target that
+/// refuses them (a 4xx answer: a wrong URL or token, which waiting does not
+/// fix) raises the `relay-refused` alert, closed once every target takes them.
 ///
 /// Confinement: used only on the daemon's loop.
 final class AlertForwarder {
@@ -42,6 +44,10 @@ final class AlertForwarder {
     private let store: () -> AlertStore?
     private let storeFailed: (RelayError, String) -> Void
     private let log: (String) -> Void
+    /// Raises or closes the `relay-refused` alert.
+    var onRefusal: ((AlertSubject?) -> Void)?
+    /// The targets refusing now, by outbox name.
+    private var refusing: Set<String> = []
 
     init(targets: [RelayTarget], selection: RelaySelection, loop: any EventScheduler, host: String,
          store: @escaping () -> AlertStore?, storeFailed: @escaping (RelayError, String) -> Void,
@@ -126,6 +132,7 @@ final class AlertForwarder {
             lane.failures = 0
             if lane.reported != nil { log("forwarding to \(lane.target.displayName) works again") }
             lane.reported = nil
+            if refusing.remove(lane.target.name) != nil && refusing.isEmpty { onRefusal?(nil) }
             return send(lane)
         }
         let problem = answer.failure ?? "no answer"
@@ -134,7 +141,7 @@ final class AlertForwarder {
         } catch {
             storeFailed(error, "note a failed forward")
         }
-        lane.failures += 1
+        lane.failures = min(lane.failures + 1, 1000)
         let delay = RelayBackoff.delay(afterFailures: lane.failures)
         if lane.reported == nil {
             log("cannot forward alerts to \(lane.target.displayName): \(problem); they wait in the outbox, retrying in \(delay.components.seconds) s")
@@ -148,6 +155,15 @@ final class AlertForwarder {
         lane.retry = retry
         lane.backingOff = true
         retry.arm(after: delay)
+        if Self.isRefusal(answer.status), refusing.insert(lane.target.name).inserted {
+            onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
+        }
+    }
+
+    /// A 4xx answer other than "try later" (408, 425, 429): the target
+    /// refuses these requests, and retrying will not change that.
+    static func isRefusal(_ status: Int) -> Bool {
+        (400..<500).contains(status) && ![408, 425, 429].contains(status)
     }
 
     /// `seconds` since the epoch as local time, `2026-12-01 02:13`.

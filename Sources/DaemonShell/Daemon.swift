@@ -133,6 +133,10 @@ public final class Daemon {
         startPeriodicWork()
         watchFiles()
         refreshBadge(announce: true)
+        forwarder?.onRefusal = { [weak self] subject in
+            guard let self else { return }
+            if let subject { self.apply([.post(subject)]) } else { self.desktop.close(.relayRefused) }
+        }
         // Alerts a previous run could not deliver.
         forwarder?.kick()
         startLocation()

@@ -13,6 +13,8 @@ public enum AlertSubject: Sendable, Hashable {
     /// A campus notice: the server's plain text.
     case notice(id: String, title: String, body: String, urgency: Urgency)
     case backOnline
+    /// A relay target refused a forwarded alert: `target` without secrets, `answer` what it said.
+    case relayRefused(target: String, answer: String)
     /// What the daemon is doing, shown when CC Relay is launched.
     case status(StatusSummary)
 
@@ -28,6 +30,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .serverUntrusted: .serverUntrusted
         case .notice: .notice
         case .backOnline: .backOnline
+        case .relayRefused: .relayRefused
         case .status: .status
         }
     }
@@ -149,6 +152,13 @@ public enum AlertCatalogue {
                 urgency: .normal, actions: [openAction])
         case .notice(_, let title, let body, let urgency):
             return Alert(kind: .notice, title: title, body: body, urgency: urgency, actions: [openAction])
+        case .relayRefused(let target, let answer):
+            return Alert(
+                kind: .relayRefused, title: localize("Alerts cannot be forwarded"),
+                body: fill(
+                    localize("%s refuses the alerts ccrelay forwards (%s). Check its URL and token in [relay] in ccrelay.conf, then run: ccrelay relay test"),
+                    target, answer),
+                urgency: .normal, actions: [openAction])
         case .status(let summary):
             return statusAlert(summary, localize: localize)
         case .backOnline:
@@ -265,6 +275,7 @@ public enum AlertCatalogue {
         .serverUntrusted(.unknownIssuer),
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
+        .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
         .status(StatusSummary(state: "online", ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
     ]
 

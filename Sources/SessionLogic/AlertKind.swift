@@ -11,6 +11,8 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case serverUntrusted = "server-untrusted"
     case notice = "notice"
     case backOnline = "back-online"
+    /// A `[relay]` target refuses the forwarded alerts (a wrong URL or token).
+    case relayRefused = "relay-refused"
     /// The status bubble shown when CC Relay is launched: not an alert, never journaled.
     case status = "status"
 
@@ -24,6 +26,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
         case .serverUntrusted: "x-ccrelay.trust"
         case .notice: "x-ccrelay.notice"
         case .backOnline: "network.connected"
+        case .relayRefused: "x-ccrelay.relay"
         case .status: "x-ccrelay.status"
         }
     }

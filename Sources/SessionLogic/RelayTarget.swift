@@ -7,10 +7,10 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         case ntfy, gotify, webhook
     }
 
-    public var service: Service
+    public let service: Service
     /// As configured: it may hold a secret (gotify's `?token=`, a password
     /// before `@`), so it is kept in the 0600 files and never shown or logged.
-    public var url: String
+    public let url: String
 
     /// Checks `url` for `service`; fails with what is wrong and how to write it.
     public init(service: Service, url: String) throws(RelayTargetProblem) {
@@ -20,7 +20,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         }
         switch service {
         case .ntfy:
-            guard let topic = parsed.pathSegments.last, parsed.pathSegments.count >= 1, RelayURL.isTopic(topic) else {
+            guard let topic = parsed.pathSegments.last, RelayURL.isTopic(topic) else {
                 throw RelayTargetProblem(
                     "ntfy needs the server and the topic, such as https://ntfy.campus.example/ccrelay-20231234 (a topic is 1-64 letters, digits, - or _)")
             }
@@ -77,8 +77,9 @@ struct RelayURL: Hashable {
             path = String(afterAuthority)
             query = nil
         }
-        let host = Self.host(of: authority).lowercased()
-        guard !host.isEmpty else { return nil }
+        let givenHost = Self.host(of: authority)
+        let host = givenHost.lowercased()
+        guard !host.isEmpty, Self.hasValidPort(authority, host: givenHost) else { return nil }
         let loopback = host == "localhost" || host.hasPrefix("127.") || host == "[::1]"
         guard scheme == "https" || scheme == "http" && loopback else { return nil }
     }
@@ -88,6 +89,15 @@ struct RelayURL: Hashable {
         let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") { return String(hostPort[...close]) }
         return String(hostPort.split(separator: ":", omittingEmptySubsequences: false).first ?? "")
+    }
+
+    /// No port, or one from 1 to 65535.
+    static func hasValidPort(_ authority: String, host: String) -> Bool {
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let afterHost = hostPort.dropFirst(host.count)
+        guard !afterHost.isEmpty else { return true }
+        guard afterHost.hasPrefix(":"), let port = Int(afterHost.dropFirst()) else { return false }
+        return (1...65535).contains(port)
     }
 
     var pathSegments: [Substring] { path.split(separator: "/") }
@@ -137,17 +147,20 @@ public struct RelaySelection: Sendable, Hashable {
     /// The default: logged-out, keepalive-failing, credentials, notice-critical.
     public static let standard = RelaySelection(kinds: [.loggedOut, .keepAliveFailing, .credentials], criticalNotices: true)
 
+    /// Never forwarded: the status bubble, and the alert that forwarding itself is refused.
+    static let local: Set<AlertKind> = [.status, .relayRefused]
+
     /// The names `kinds =` takes.
-    public static let names: [String] = AlertKind.allCases.filter { $0 != .status }.map(\.rawValue) + ["notice-critical"]
+    public static let names: [String] = AlertKind.allCases.filter { !local.contains($0) }.map(\.rawValue) + ["notice-critical"]
 
     /// The selection as `kinds =` writes it.
     public var names: [String] {
         AlertKind.allCases.filter { kinds.contains($0) }.map(\.rawValue) + (criticalNotices ? ["notice-critical"] : [])
     }
 
-    /// Whether `alert` goes out (the status bubble never does).
+    /// Whether `alert` goes out (the local kinds never do).
     public func forwards(_ alert: Alert) -> Bool {
-        guard alert.kind != .status else { return false }
+        guard !Self.local.contains(alert.kind) else { return false }
         return kinds.contains(alert.kind) || alert.kind == .notice && criticalNotices && alert.urgency == .critical
     }
 
@@ -158,7 +171,7 @@ public struct RelaySelection: Sendable, Hashable {
             let name = part.trimmed
             if name == "notice-critical" {
                 selection.criticalNotices = true
-            } else if let kind = AlertKind(rawValue: name), kind != .status {
+            } else if let kind = AlertKind(rawValue: name), !local.contains(kind) {
                 selection.kinds.insert(kind)
             } else {
                 var message = "unknown alert kind '\(name)' in kinds"

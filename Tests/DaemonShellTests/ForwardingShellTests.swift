@@ -149,4 +149,32 @@ import Testing
         #expect(relay[.ntfy].requests.first?.headers == rig.relay[.ntfy].requests.first?.headers, "the same idempotency key")
         #expect(relay[.gotify].requests.isEmpty, "gotify already had it")
     }
+
+    @Test func aTargetThatRefusesRaisesOneAlertThatClosesWhenItTakesThemAgain() throws {
+        let rig = try kicked()
+        let gotify = rig.relay[.gotify]
+        gotify.answer(failure: "HTTP 401: {\"error\":\"Unauthorized\"}", status: 401)
+        let refused = rig.desktop.posted.filter { $0.kind == .relayRefused }
+        #expect(refused.count == 1)
+        #expect(refused.first?.body.contains("gotify https://gotify.campus.example/message?…") == true, "\(refused)")
+        #expect(refused.first?.body.contains("HTTP 401") == true && refused.first?.body.contains("AbC") == false)
+        #expect(rig.relay[.ntfy].requests.count == 1, "the refusal alert is not forwarded itself")
+        rig.loop.advance(by: .seconds(5))
+        gotify.answer(failure: "HTTP 401", status: 401)
+        #expect(rig.desktop.posted.filter { $0.kind == .relayRefused }.count == 1, "one alert per episode")
+        // A timeout is not a refusal: waiting may fix it.
+        rig.loop.advance(by: .seconds(10))
+        gotify.answer()
+        #expect(rig.desktop.closed.contains(.relayRefused), "closed once the target takes the alerts")
+        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .relayRefused }, "journaled like every alert")
+    }
+
+    @Test func onlyARefusalRaisesTheAlertNotATargetThatIsDownOrBusy() throws {
+        let rig = try kicked()
+        rig.relay[.ntfy].answer(failure: "Failed to connect")
+        rig.relay[.gotify].answer(failure: "HTTP 429", status: 429)
+        rig.loop.advance(by: .seconds(5))
+        rig.relay[.ntfy].answer(failure: "HTTP 503", status: 503)
+        #expect(!rig.desktop.posted.contains { $0.kind == .relayRefused })
+    }
 }

@@ -8,9 +8,9 @@ import Testing
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-setup-\(UUID().uuidString)").path
     var configPath: String { folder + "/config/ccrelay/ccrelay.conf" }
 
-    func setup(_ arguments: [String], bus: PrivateBus? = nil) throws -> CommandResult {
+    func setup(_ arguments: [String], bus: PrivateBus? = nil, extraEnvironment: [String: String] = [:]) throws -> CommandResult {
         var environment = ["XDG_CONFIG_HOME": folder + "/config", "XDG_STATE_HOME": folder + "/state",
-                           "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "PATH": "/usr/local/bin:/bin"]
+                           "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "PATH": "/usr/local/bin:/bin"].merging(extraEnvironment) { $1 }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus?.address ?? "unix:path=/nonexistent"
         return try run(DaemonRig.ccrelay, ["setup"] + arguments, environment: environment)
     }
@@ -47,7 +47,9 @@ import Testing
         let ntfy = try RelayRecorder(.ntfy)
         let base = ["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
                     "--ca-file", pki.caCertificate, "--yes", "--no-autostart"]
-        let result = try setup(base + ["--ntfy", "http://127.0.0.1:\(ntfy.port)/ccrelay-20231234"])
+        // A proxy in the environment is not used (it would refuse the connection).
+        let result = try setup(base + ["--ntfy", "http://127.0.0.1:\(ntfy.port)/ccrelay-20231234"],
+                               extraEnvironment: ["http_proxy": "http://127.0.0.1:9", "all_proxy": "http://127.0.0.1:9"])
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("ntfy http://127.0.0.1:\(ntfy.port)/ccrelay-20231234: delivered (HTTP 200)"), "\(result.standardOutput)")
         #expect(RelayRecorder.body(try #require(ntfy.requests().first))["title"] as? String == "CC Relay test message")

@@ -17,6 +17,7 @@ import Testing
             .serverUntrusted: ("x-ccrelay.trust", .normal, 1),
             .notice: ("x-ccrelay.notice", .normal, 1),
             .backOnline: ("network.connected", .low, 0),
+            .relayRefused: ("x-ccrelay.relay", .normal, 1),
             .status: ("x-ccrelay.status", .low, 0),
         ]
         #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)

@@ -64,6 +64,8 @@ import Testing
             ("gotify = https://gotify.campus.example/message", "token"),
             ("webhook = ftp://hooks.campus.example/", "https://"),
             ("webhook = https:///nohost", "https://"),
+            ("webhook = https://hooks.campus.example:99999/x", "https://"),
+            ("webhook = https://hooks.campus.example:port/x", "https://"),
             ("webhook = https://hooks.campus.example/#frag", "https://"),
             ("kinds = logged-out, logedout", "did you mean 'logged-out'"),
             ("kinds = status", "unknown alert kind"),
