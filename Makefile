@@ -25,11 +25,13 @@ build: bootstrap
 	$(SWIFT) build
 	@$(MAKE) --no-print-directory locale BIN="$$($(SWIFT) build --show-bin-path)"
 
-# Compiles the catalogues next to the binaries, where ccrelay finds them, and
-# links the demo there, where `ccrelay demo` finds it.
+# Compiles the catalogues next to the binaries, where ccrelay finds them,
+# links the demo there, where `ccrelay demo` finds it, and the icons, where
+# the tray icon's IconThemePath points.
 locale:
 	@test -n "$(BIN)" || { echo "make locale needs BIN=<swift build --show-bin-path>"; exit 1; }
 	@ln -sf "$(CURDIR)/scripts/ccrelay-demo" "$(BIN)/ccrelay-demo"
+	@ln -sfn "$(CURDIR)/resources/icons" "$(BIN)/icons"
 	@for lang in $(LANGUAGES); do \
 		mkdir -p "$(BIN)/locale/$$lang/LC_MESSAGES" && \
 		msgfmt --check -o "$(BIN)/locale/$$lang/LC_MESSAGES/ccrelay.mo" "$(PO_DIR)/$$lang.po" || exit 1; \

@@ -11,6 +11,10 @@ protocol ControlTarget: AnyObject {
     func journal(limit: Int) -> [JournalEntry]
     /// Shows the status bubble (what launching CC Relay does).
     func showStatus()
+    /// Acknowledges one journaled alert (the tray menu lists the newest).
+    func acknowledge(alert id: Int64)
+    /// Stops the daemon, as SIGTERM does (the tray's Quit).
+    func quit()
 }
 
 /// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (DESIGN.md):

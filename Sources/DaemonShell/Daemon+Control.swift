@@ -70,11 +70,16 @@ extension Daemon: ControlTarget {
     }
 
     private func acknowledge(_ kind: AlertKind) {
+        acknowledging("the \(kind.rawValue) alert") { store throws(RelayError) in try store.acknowledge(kind: kind) }
+    }
+
+    /// Runs an acknowledgement on the store, then announces the new badge.
+    private func acknowledging(_ what: String, _ change: (AlertStore) throws(RelayError) -> Void) {
         guard let store else { return }
         do {
-            try store.acknowledge(kind: kind)
+            try change(store)
         } catch {
-            journalKeeper.failed(error, doing: "acknowledge the \(kind.rawValue) alert")
+            journalKeeper.failed(error, doing: "acknowledge " + what)
         }
         refreshBadge()
     }
@@ -182,6 +187,15 @@ extension Daemon: ControlTarget {
     }
 
     func requestLogout() { handle(.logout) }
+
+    func acknowledge(alert id: Int64) {
+        acknowledging("alert \(id)") { store throws(RelayError) in try store.acknowledge(id: id) }
+    }
+
+    func quit() {
+        log("quit from the tray")
+        stop { exit(0) }
+    }
 
     func journal(limit: Int) -> [JournalEntry] {
         (try? store?.alerts(limit: limit)) ?? []

@@ -19,7 +19,8 @@ protocol DesktopFace: AnyObject {
     /// `badge()`), follows the notification server, and claims the daemon's
     /// name; `done` hears why not, when another daemon has it.
     func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void)
-    /// Emits `PropertiesChanged` for the named control properties.
+    /// Emits `PropertiesChanged` for the named control properties (and
+    /// updates the tray icon, which shows the same state and badge).
     func announce(_ properties: [String])
     /// Emits the LauncherEntry `Update` for `badge`.
     func announceBadge(_ badge: BadgeState)
@@ -44,6 +45,8 @@ final class SessionBusFace: DesktopFace {
     private var badge: () -> BadgeState = { BadgeState(count: 0, urgent: false) }
     private var reconnectDelay: Duration = .seconds(1)
     private var reconnectTimer: (any LoopTimer)?
+    private var tray: TrayIcon?
+    private var quitTimer: (any LoopTimer)?
 
     /// Connects to the session bus (blocking until it says hello).
     init(loop: any EventScheduler, log: @escaping (String) -> Void) throws(DBusError) {
@@ -62,6 +65,7 @@ final class SessionBusFace: DesktopFace {
             if error == nil {
                 self.startNotifier()
                 self.watchDocks()
+                self.startTray()
             }
             done(error)
         }
@@ -69,6 +73,7 @@ final class SessionBusFace: DesktopFace {
     }
 
     func announce(_ properties: [String]) {
+        tray?.refresh()
         do {
             try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: properties)
         } catch {
@@ -105,6 +110,35 @@ final class SessionBusFace: DesktopFace {
     private func startNotifier() {
         notifier.onEvent = { [weak self] event in self?.onAlertEvent?(event) }
         notifier.start()
+    }
+
+    /// The tray icon, its facts and actions from the control target.
+    private func startTray() {
+        let tray = TrayIcon(
+            connection: bus,
+            facts: { [weak self] in self?.target.map(TrayFacts.init(of:)) ?? TrayFacts(state: "offline", ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []) },
+            perform: { [weak self] action in self?.perform(action) },
+            activate: { [weak self] in self?.target?.showStatus() }, log: log)
+        self.tray = tray
+        tray.start()
+    }
+
+    private func perform(_ action: TrayAction) {
+        guard let target else { return }
+        switch action {
+        case .none: break
+        case .login: target.requestLogin()
+        case .logout: target.requestLogout()
+        case .clearBadge: _ = target.clearBadge()
+        case .acknowledge(let id): target.acknowledge(alert: id)
+        case .setUp: if !SetupLauncher.openTerminal(log: log) { target.showStatus() }
+        case .quit:
+            // After the host's call is answered: stopping closes the connection.
+            let later = loop.makeTimer { [weak self] in self?.target?.quit() }
+            quitTimer = later
+            later.arm(after: .zero)
+        }
+        tray?.refresh()
     }
 
     private func exportObjects() {
@@ -170,6 +204,7 @@ final class SessionBusFace: DesktopFace {
             announceBadge(badge())
             announce(["Badge"])
             claimName { [log] error in if let error { log("\(error)") } }
+            tray?.start(on: connection)
             onReconnected?()
             log("reconnected to the session bus")
         } catch {

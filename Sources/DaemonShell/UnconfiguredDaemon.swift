@@ -120,5 +120,13 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func requestLogout() {}
 
+    func acknowledge(alert id: Int64) {
+        _ = try? journalKeeper.usable()?.acknowledge(id: id)
+        desktop.announceBadge(badge)
+        desktop.announce(["Badge"])
+    }
+
+    func quit() { exit(0) }
+
     func journal(limit: Int) -> [JournalEntry] { (try? journalKeeper.usable()?.alerts(limit: limit)) ?? [] }
 }

@@ -234,6 +234,14 @@ public final class AlertStore {
         return database.changes
     }
 
+    /// Acknowledges the alert with journal id `id`; returns whether it was unread.
+    @discardableResult
+    public func acknowledge(id: Int64, at time: Double = AlertStore.now) throws(RelayError) -> Bool {
+        try database.run(
+            "UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0 AND id = ?", [.real(time), .integer(id)])
+        return database.changes > 0
+    }
+
     /// Acknowledges every unread alert (`ccrelay badge clear`); returns how many.
     @discardableResult
     public func acknowledgeAll(at time: Double = AlertStore.now) throws(RelayError) -> Int {

@@ -106,6 +106,12 @@ import Testing
             let height = png.count > 24 ? png[20..<24].reduce(0) { $0 << 8 | Int($1) } : 0
             #expect(width == size && height == size, "\(size) px: \(width)×\(height)")
         }
+        // The tray icon's states, scalable and raster.
+        for state in ["online", "failing", "logged-out", "no-network", "setup"] {
+            for file in ["scalable/status/io.github.ccrelay.CCRelay-\(state).svg", "22x22/status/io.github.ccrelay.CCRelay-\(state).png"] {
+                #expect(FileManager.default.fileExists(atPath: root + "/share/icons/hicolor/" + file), "\(file)")
+            }
+        }
         // The XDG autostart entry goes where every desktop looks, whatever the prefix.
         let autostart = destdir + "/etc/xdg/autostart/io.github.ccrelay.CCRelay-autostart.desktop"
         let entry = try String(contentsOfFile: autostart, encoding: .utf8)

@@ -1,0 +1,175 @@
+/// What the tray shows, as facts: the daemon's state, the unread badge and
+/// the newest alerts.
+public struct TrayFacts: Sendable, Hashable {
+    /// A state name of `ccrelay status` (`online`, `failing`, … `unconfigured`).
+    public var state: String
+    public var ip: String
+    /// Seconds until the server logs the session out, when there is one.
+    public var remaining: Int64?
+    /// What stands in the way (the last error, or the configuration problem).
+    public var problem: String
+    public var unread: Int
+    /// A critical alert is among the unread ones.
+    public var urgent: Bool
+    /// The newest alerts, newest first (at most `TrayModel.recentLimit` are shown).
+    public var recent: [RecentAlert]
+
+    public init(state: String, ip: String, remaining: Int64?, problem: String, unread: Int, urgent: Bool, recent: [RecentAlert]) {
+        self.state = state
+        self.ip = ip
+        self.remaining = remaining
+        self.problem = problem
+        self.unread = unread
+        self.urgent = urgent
+        self.recent = recent
+    }
+
+    /// One journaled alert, as the menu lists it.
+    public struct RecentAlert: Sendable, Hashable {
+        public var id: Int64
+        public var title: String
+        public var unread: Bool
+        public init(id: Int64, title: String, unread: Bool) {
+            self.id = id
+            self.title = title
+            self.unread = unread
+        }
+    }
+}
+
+/// How the StatusNotifierItem looks for some facts.
+public struct TrayLook: Sendable, Hashable {
+    /// A themed icon name the package ships (`io.github.ccrelay.CCRelay-<state>`).
+    public var iconName: String
+    /// `Passive` while all is well, `Active` while something fails,
+    /// `NeedsAttention` while a critical alert is unread.
+    public var status: String
+    /// The tooltip: a title and a body of plain text lines.
+    public var tooltipTitle: String
+    public var tooltipBody: String
+}
+
+/// What a menu entry does when clicked.
+public enum TrayAction: Sendable, Hashable {
+    case none
+    case login
+    case logout
+    case clearBadge
+    /// Acknowledges the alert with this journal id.
+    case acknowledge(Int64)
+    case setUp
+    case quit
+}
+
+/// One entry of the tray menu (`com.canonical.dbusmenu` item properties).
+public struct TrayMenuItem: Sendable, Hashable {
+    /// Stable per entry: the menu's layout refers to items by id.
+    public var id: Int32
+    public var label: String
+    public var enabled: Bool
+    public var isSeparator: Bool
+    public var action: TrayAction
+
+    public init(id: Int32, label: String, enabled: Bool = true, isSeparator: Bool = false, action: TrayAction = .none) {
+        self.id = id
+        self.label = label
+        self.enabled = enabled
+        self.isSeparator = isSeparator
+        self.action = action
+    }
+}
+
+/// The tray's icon, status, tooltip and menu for some facts (pure, so the
+/// rules are tested without a tray host).
+public enum TrayModel {
+    /// Alerts listed in the menu.
+    public static let recentLimit = 5
+
+    public static func look(_ facts: TrayFacts, localize: (String) -> String) -> TrayLook {
+        let icon: String
+        var status = "Passive"
+        switch facts.state {
+        case "online", "sleeping":
+            icon = "online"
+        case "failing", "logging-in":
+            icon = facts.state == "failing" ? "failing" : "online"
+            if facts.state == "failing" { status = "Active" }
+        case "no-network":
+            icon = "no-network"
+        case "unconfigured":
+            icon = "setup"
+            status = "Active"
+        default:
+            icon = "logged-out"
+            status = "Active"
+        }
+        if facts.urgent && facts.unread > 0 { status = "NeedsAttention" }
+        var lines = [stateLine(facts, localize: localize)]
+        if let remaining = facts.remaining, facts.state == "online" || facts.state == "failing" {
+            lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining)))
+        }
+        if !facts.problem.isEmpty && facts.state != "online" { lines.append(facts.problem) }
+        if facts.unread > 0 { lines.append(AlertCatalogue.fill(localize("%s unread alerts"), "\(facts.unread)")) }
+        return TrayLook(
+            iconName: "io.github.ccrelay.CCRelay-" + icon, status: status, tooltipTitle: "CC Relay",
+            tooltipBody: lines.joined(separator: "\n"))
+    }
+
+    /// The menu: the state, Log in / Log out, Clear badge (N), the newest
+    /// alerts (clicking one acknowledges it), Set up…, Quit.
+    public static func menu(_ facts: TrayFacts, localize: (String) -> String) -> [TrayMenuItem] {
+        var items = [TrayMenuItem(id: 1, label: stateLine(facts, localize: localize), enabled: false), separator(2)]
+        switch facts.state {
+        case "online", "failing", "logging-in":
+            items.append(TrayMenuItem(id: 3, label: localize("Log out"), action: .logout))
+        case "unconfigured":
+            items.append(TrayMenuItem(id: 3, label: localize("Log in"), enabled: false, action: .login))
+        default:
+            items.append(TrayMenuItem(id: 3, label: localize("Log in"), action: .login))
+        }
+        items.append(TrayMenuItem(
+            id: 4, label: AlertCatalogue.fill(localize("Clear badge (%s)"), "\(facts.unread)"), enabled: facts.unread > 0,
+            action: .clearBadge))
+        let recent = facts.recent.prefix(recentLimit)
+        if !recent.isEmpty {
+            items.append(separator(5))
+            for (index, alert) in recent.enumerated() {
+                let title = String(alert.title.prefix(80))
+                items.append(TrayMenuItem(
+                    id: Int32(100 + index), label: (alert.unread ? "● " : "    ") + escapeMnemonic(title), enabled: alert.unread,
+                    action: .acknowledge(alert.id)))
+            }
+        }
+        items += [separator(6), TrayMenuItem(id: 7, label: localize("Set up…"), action: .setUp),
+                  TrayMenuItem(id: 8, label: localize("Quit CC Relay"), action: .quit)]
+        return items
+    }
+
+    static func stateLine(_ facts: TrayFacts, localize: (String) -> String) -> String {
+        switch facts.state {
+        case "online": AlertCatalogue.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
+        case "failing": localize("Keep-alives failing")
+        case "logging-in": localize("Logging in…")
+        case "no-network": localize("No network")
+        case "sleeping": localize("Asleep")
+        case "unconfigured": localize("Not set up yet")
+        case "logged-out": localize("Logged out")
+        default: localize("Not logged in")
+        }
+    }
+
+    private static func separator(_ id: Int32) -> TrayMenuItem { TrayMenuItem(id: id, label: "", isSeparator: true) }
+
+    /// Menu labels treat `_` as the mnemonic marker: server text keeps its underscores.
+    static func escapeMnemonic(_ text: String) -> String { text.replacing("_", with: "__") }
+
+    /// `1 h 02 min`, `4 min 05 s`, `12 s`.
+    static func clock(_ seconds: Int64) -> String {
+        let s = max(0, seconds)
+        if s >= 3600 { return "\(s / 3600) h \(String(format2(s % 3600 / 60))) min" }
+        if s >= 60 { return "\(s / 60) min \(String(format2(s % 60))) s" }
+        return "\(s) s"
+    }
+
+    private static func format2(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}

@@ -1,0 +1,95 @@
+import DBus
+import Foundation
+import SessionLogic
+import TestSupport
+import Testing
+
+/// The tray icon (issue 13): a StatusNotifierItem with a dbusmenu menu,
+/// against a recording watcher (exact properties, signals, clicks) and a
+/// real tray host under Xvfb.
+@Suite struct TrayTests {
+    func status(_ rig: DaemonRig) -> [String: Any] {
+        let output = (try? rig.cli(["status", "--json"]).standardOutput) ?? ""
+        return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    @Test func theItemRegistersShowsTheStateAndItsMenuActs() async throws {
+        let rig = try await DaemonRig(extraConfig: "auto-relogin = false")
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        // A panel that starts after the daemon gets the item all the same.
+        let watcher = try await RecordingWatcher(on: rig.bus)
+        #expect(await eventually { watcher.service != nil }, "\(rig.log)")
+        let service = try #require(watcher.service)
+        #expect(service == "org.kde.StatusNotifierItem-\(rig.daemon.pid)-1")
+
+        let online = try await watcher.properties(of: service)
+        #expect(online["Id"]?.get(String.self) == "io.github.ccrelay.CCRelay")
+        #expect(online["Category"]?.get(String.self) == "SystemServices")
+        #expect(online["Status"]?.get(String.self) == "Passive")
+        #expect(online["IconName"]?.get(String.self) == "io.github.ccrelay.CCRelay-online")
+        #expect(online["Menu"]?.get(ObjectPath.self) == "/io/github/ccrelay/CCRelay/Menu")
+        #expect(online["ItemIsMenu"]?.get(Bool.self) == false)
+        let themePath = try #require(online["IconThemePath"]?.get(String.self))
+        #expect(FileManager.default.fileExists(atPath: themePath + "/hicolor/scalable/status/io.github.ccrelay.CCRelay-online.svg"), "\(themePath)")
+        guard case .structure(let tip)? = online["ToolTip"]?.value, tip.count == 4, case .string(let tipBody) = tip[3] else {
+            Issue.record("ToolTip is (sa(iiay)ss): \(String(describing: online["ToolTip"]))")
+            return
+        }
+        #expect(tipBody.contains("Online (127.0.0.1)") && tipBody.contains("left before the server logs this computer out"), "\(tipBody)")
+        let before = try await watcher.menu(of: service)
+        #expect(before.entries.map(\.1) == ["Online (127.0.0.1)", "-", "Log out", "Clear badge (0)", "-", "Set up…", "Quit CC Relay"])
+
+        // Kicked: the icon, the status and the menu follow, and the host hears so.
+        try rig.sim.control("POST", "kick", ["message": "你已被管理员下线"])
+        #expect(await eventually(timeout: .seconds(20)) {
+            (try? await watcher.properties(of: service))?["Status"]?.get(String.self) == "NeedsAttention"
+        }, "a critical alert is unread")
+        #expect(await eventually { watcher.signals.get().contains("NewStatus") && watcher.signals.get().contains("LayoutUpdated") },
+                "\(watcher.signals.get())")
+        #expect(try await watcher.properties(of: service)["IconName"]?.get(String.self) == "io.github.ccrelay.CCRelay-logged-out")
+        let after = try await watcher.menu(of: service)
+        #expect(after.revision > before.revision)
+        #expect(after.entries.map(\.1).prefix(4) == ["Logged out", "-", "Log in", "Clear badge (1)"], "\(after.entries)")
+        let alert = try #require(after.entries.first { $0.1.hasPrefix("● ") })
+        #expect(alert.1 == "● Logged out of the campus network")
+
+        // Clicking the alert acknowledges it; Log in logs in.
+        try await watcher.click(alert.0, of: service)
+        #expect(await eventually { status(rig)["badge"] as? Int == 0 }, "\(status(rig))")
+        #expect(await eventually { (try? await watcher.properties(of: service))?["Status"]?.get(String.self) == "Active" })
+        try await watcher.click(3, of: service)
+        #expect(await eventually(timeout: .seconds(20)) { status(rig)["state"] as? String == "online" }, "\(rig.log)")
+
+        // The primary click shows the status bubble.
+        try await watcher.activate(service)
+        #expect(await eventually { (try? rig.shown())?.contains("x-ccrelay.status") == true })
+
+        // The panel restarts: the item registers again.
+        let registered = watcher.registrations.get().count
+        try await watcher.restart()
+        #expect(await eventually { watcher.registrations.get().count > registered })
+    }
+
+    @Test func withoutAWatcherNothingBreaksAndQuitStopsTheDaemon() async throws {
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        #expect(!rig.log.contains("tray"), "no watcher, nothing to say: \(rig.log)")
+        let host = try rig.bus.connect(label: "host")
+        defer { host.loop.sync { host.close() } }
+        _ = try await host.call(.methodCall(
+            destination: "org.kde.StatusNotifierItem-\(rig.daemon.pid)-1", path: "/io/github/ccrelay/CCRelay/Menu",
+            interface: "com.canonical.dbusmenu", member: "Event", body: [.int32(8), .string("clicked"), .variant(.string("")), .uint32(0)]))
+        #expect(await eventually(timeout: .seconds(20)) { !rig.daemon.isRunning }, "Quit CC Relay stops it: \(rig.log)")
+        #expect(rig.daemon.wait() == 0)
+    }
+
+    @Test func everyIconTheTrayNamesShips() {
+        let icons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("resources/icons/hicolor/scalable/status").path
+        for state in ["online", "failing", "logged-out", "offline", "no-network", "sleeping", "logging-in", "unconfigured"] {
+            let name = TrayModel.look(
+                TrayFacts(state: state, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []), localize: { $0 }).iconName
+            #expect(FileManager.default.fileExists(atPath: "\(icons)/\(name).svg"), "\(state): \(name)")
+        }
+    }
+}

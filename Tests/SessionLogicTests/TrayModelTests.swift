@@ -1,0 +1,55 @@
+import SessionLogic
+import Testing
+
+/// The tray's look and menu for each state (issue 13): icon, Status, tooltip, entries.
+@Suite struct TrayModelTests {
+    func facts(_ state: String, unread: Int = 0, urgent: Bool = false, recent: [TrayFacts.RecentAlert] = [],
+               problem: String = "") -> TrayFacts {
+        TrayFacts(state: state, ip: "10.1.2.3", remaining: 125, problem: problem, unread: unread, urgent: urgent, recent: recent)
+    }
+
+    @Test func theIconAndStatusFollowTheState() {
+        let expected: [(String, String, String)] = [
+            ("online", "online", "Passive"), ("sleeping", "online", "Passive"), ("logging-in", "online", "Passive"),
+            ("failing", "failing", "Active"), ("logged-out", "logged-out", "Active"), ("offline", "logged-out", "Active"),
+            ("no-network", "no-network", "Passive"), ("unconfigured", "setup", "Active"),
+        ]
+        for (state, icon, status) in expected {
+            let look = TrayModel.look(facts(state), localize: { $0 })
+            #expect(look.iconName == "io.github.ccrelay.CCRelay-" + icon, "\(state)")
+            #expect(look.status == status, "\(state)")
+        }
+    }
+
+    @Test func anUnreadCriticalAlertNeedsAttentionInAnyState() {
+        #expect(TrayModel.look(facts("online", unread: 1, urgent: true), localize: { $0 }).status == "NeedsAttention")
+        #expect(TrayModel.look(facts("logged-out", unread: 2, urgent: true), localize: { $0 }).status == "NeedsAttention")
+        #expect(TrayModel.look(facts("online", unread: 3, urgent: false), localize: { $0 }).status == "Passive")
+    }
+
+    @Test func theTooltipSaysTheStateTheTimeLeftTheProblemAndTheUnreadCount() {
+        let online = TrayModel.look(facts("online", unread: 2), localize: { $0 })
+        #expect(online.tooltipTitle == "CC Relay")
+        #expect(online.tooltipBody == "Online (10.1.2.3)\n2 min 05 s left before the server logs this computer out\n2 unread alerts")
+        let out = TrayModel.look(facts("logged-out", problem: "The server refused the certificate."), localize: { $0 })
+        #expect(out.tooltipBody == "Logged out\nThe server refused the certificate.")
+    }
+
+    @Test func theMenuHasTheStateLoginOrLogoutClearBadgeTheNewestAlertsSetUpAndQuit() {
+        let recent = (1...7).map { TrayFacts.RecentAlert(id: Int64(100 - $0), title: "alert_\($0)", unread: $0 <= 2) }
+        let menu = TrayModel.menu(facts("online", unread: 2, recent: recent), localize: { $0 })
+        let labels = menu.filter { !$0.isSeparator }.map(\.label)
+        #expect(labels == ["Online (10.1.2.3)", "Log out", "Clear badge (2)", "● alert__1", "● alert__2", "    alert__3",
+                           "    alert__4", "    alert__5", "Set up…", "Quit CC Relay"])
+        #expect(menu.first?.enabled == false, "the state line is not a button")
+        #expect(menu.first { $0.label == "● alert__1" }?.action == .acknowledge(99))
+        #expect(menu.first { $0.label == "    alert__3" }?.enabled == false, "an acknowledged alert has nothing to do")
+        #expect(Set(menu.map(\.id)).count == menu.count, "ids are unique")
+        let out = TrayModel.menu(facts("logged-out"), localize: { $0 })
+        #expect(out.first { $0.id == 3 }?.label == "Log in" && out.first { $0.id == 3 }?.action == .login)
+        #expect(out.first { $0.id == 4 }?.enabled == false, "nothing to clear")
+        let unconfigured = TrayModel.menu(facts("unconfigured"), localize: { $0 })
+        #expect(unconfigured.first { $0.id == 3 }?.enabled == false, "no login without a configuration")
+        #expect(unconfigured.contains { $0.action == .setUp && $0.enabled })
+    }
+}
