@@ -10,7 +10,9 @@ import Glibc
 /// `/StatusNotifierItem`, under the name `org.kde.StatusNotifierItem-PID-1`)
 /// with a `com.canonical.dbusmenu` menu at `/io/github/ccrelay/CCRelay/Menu`,
 /// registered with `org.kde.StatusNotifierWatcher` whenever one appears (at
-/// start, and again when a panel restarts). Where no watcher runs (GNOME
+/// start, and again when a panel restarts) by the connection's unique name:
+/// hosts that match signals to items by sender (Debian's gtk-sni-tray) then
+/// follow its changes too. Where no watcher runs (GNOME
 /// without the AppIndicator extension) nothing else happens. Its look and
 /// menu come from `TrayModel` over the facts the daemon gives; properties
 /// are read fresh on each `Get`, and `refresh()` emits the signals for what
@@ -35,6 +37,13 @@ final class TrayIcon {
     private var look: TrayLook?
     private var menu: [TrayMenuItem] = []
     private var revision: UInt32 = 1
+    /// A watcher that just took its name may not have exported its object
+    /// yet (Debian's status-notifier-watcher does so after): the
+    /// registration is tried again a few times, a second apart.
+    private var registrationRetry: (any LoopTimer)?
+    private var iconAgain: (any LoopTimer)?
+    private var registrationAttempts = 0
+    static let registrationAttemptLimit = 5
 
     /// `perform` runs a clicked menu entry; `activate` is the primary click (the status bubble).
     init(connection: Connection, facts: @escaping () -> TrayFacts, perform: @escaping (TrayAction) -> Void,
@@ -59,7 +68,9 @@ final class TrayIcon {
             if case .failure(let error) = reply { log("the tray icon cannot claim \(name): \(error.message)") }
         }
         watcherToken = self.connection.watchName(Self.watcherName) { [weak self] owner in
-            if owner != nil { self?.register() }
+            guard let self, owner != nil else { return }
+            self.registrationAttempts = 0
+            self.register()
         }
     }
 
@@ -69,9 +80,18 @@ final class TrayIcon {
         let fresh = TrayModel.look(current, localize: Localization.localize)
         let freshMenu = TrayModel.menu(current, localize: Localization.localize)
         if let old = look {
-            if old.iconName != fresh.iconName { emit("NewIcon") }
             if old.status != fresh.status { emit("NewStatus", [.string(fresh.status)]) }
             if old.tooltipBody != fresh.tooltipBody { emit("NewToolTip") }
+            if old.iconName != fresh.iconName {
+                emit("NewIcon")
+                // Again a moment later: Debian 12's gtk-sni-tray host reads
+                // IconPixmap, redraws, and only then reads IconName, so the
+                // first signal redraws the old icon; the second redraws with
+                // the name the first one read. (One wake-up per icon change.)
+                let again = iconAgain ?? connection.loop.makeTimer { [weak self] in self?.emit("NewIcon") }
+                iconAgain = again
+                again.arm(after: .milliseconds(300))
+            }
         }
         look = fresh
         if freshMenu != menu {
@@ -82,11 +102,18 @@ final class TrayIcon {
     }
 
     private func register() {
+        registrationAttempts += 1
         connection.call(.methodCall(
             destination: Self.watcherName, path: Self.watcherPath, interface: Self.watcherName,
-            member: "RegisterStatusNotifierItem", body: [.string(name)])
-        ) { [log] reply in
-            if case .failure(let error) = reply { log("the tray's watcher refused the icon: \(error.message)") }
+            member: "RegisterStatusNotifierItem", body: [.string(connection.uniqueName)])
+        ) { [weak self] reply in
+            guard let self, case .failure(let error) = reply else { return }
+            guard self.registrationAttempts < Self.registrationAttemptLimit else {
+                return self.log("the tray's watcher refused the icon: \(error.message)")
+            }
+            let retry = self.registrationRetry ?? self.connection.loop.makeTimer { [weak self] in self?.register() }
+            self.registrationRetry = retry
+            retry.arm(after: .seconds(1))
         }
     }
 
@@ -164,15 +191,16 @@ final class TrayIcon {
                 .init("GetGroupProperties", input: "aias", output: "a(ia{sv})") { [weak self] message throws(DBusError) in
                     guard let self else { return [] }
                     let ids: [Int32] = try message.argument(0)
-                    let wanted = ids.isEmpty ? self.menu.map(\.id) : ids
-                    let entries = self.menu.filter { wanted.contains($0.id) }.map { Value.structure([.int32($0.id), Self.properties($0)]) }
+                    let wanted = ids.isEmpty ? [0] + self.menu.map(\.id) : ids
+                    var entries = self.menu.filter { wanted.contains($0.id) }.map { Value.structure([.int32($0.id), Self.properties($0)]) }
+                    if wanted.contains(0) { entries.insert(.structure([.int32(0), Self.rootProperties]), at: 0) }
                     return [.array(element: "(ia{sv})", entries)]
                 },
                 .init("GetProperty", input: "is", output: "v") { [weak self] message throws(DBusError) in
                     let id: Int32 = try message.argument(0)
                     let property: String = try message.argument(1)
-                    guard let item = self?.menu.first(where: { $0.id == id }),
-                        case .dictionary(_, _, let entries) = Self.properties(item),
+                    guard let properties = id == 0 ? Self.rootProperties : self?.menu.first(where: { $0.id == id }).map(Self.properties),
+                        case .dictionary(_, _, let entries) = properties,
                         let found = entries.first(where: { $0.key == .string(property) })
                     else { throw DBusError(.invalidArgs, "no property \(property) on menu item \(id)") }
                     return [found.value]
@@ -222,9 +250,11 @@ final class TrayIcon {
             .structure([.int32(id), properties, .array(element: "v", children.map { .variant($0) })])
         }
         if let item = menu.first(where: { $0.id == parent }) { return node(item.id, Self.properties(item), []) }
-        let root = Value.dictionary(key: "s", value: "v", [DictEntry(.string("children-display"), .variant(.string("submenu")))])
-        return node(0, root, menu.map { node($0.id, Self.properties($0), []) })
+        return node(0, Self.rootProperties, menu.map { node($0.id, Self.properties($0), []) })
     }
+
+    /// The root item (id 0): it holds the menu.
+    static let rootProperties = Value.dictionary(key: "s", value: "v", [DictEntry(.string("children-display"), .variant(.string("submenu")))])
 
     /// An entry's dbusmenu properties (only those that differ from the defaults, as the spec asks).
     static func properties(_ item: TrayMenuItem) -> Value {

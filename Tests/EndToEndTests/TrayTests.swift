@@ -20,7 +20,9 @@ import Testing
         let watcher = try await RecordingWatcher(on: rig.bus)
         #expect(await eventually { watcher.service != nil }, "\(rig.log)")
         let service = try #require(watcher.service)
-        #expect(service == "org.kde.StatusNotifierItem-\(rig.daemon.pid)-1")
+        // Registered by its unique name, which also owns the item's well-known name.
+        #expect(service.hasPrefix(":"))
+        #expect(try await watcher.connection.nameOwner("org.kde.StatusNotifierItem-\(rig.daemon.pid)-1") == service)
 
         let online = try await watcher.properties(of: service)
         #expect(online["Id"]?.get(String.self) == "io.github.ccrelay.CCRelay")
@@ -91,5 +93,60 @@ import Testing
                 TrayFacts(state: state, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []), localize: { $0 }).iconName
             #expect(FileManager.default.fileExists(atPath: "\(icons)/\(name).svg"), "\(state): \(name)")
         }
+    }
+}
+
+/// What the watcher on the rig's bus has registered.
+private func registered(_ rig: DaemonRig) -> String {
+    let result = try? run("/usr/bin/dbus-send", ["--bus=" + rig.bus.address, "--print-reply", "--dest=org.kde.StatusNotifierWatcher",
+                                                "/StatusNotifierWatcher", "org.freedesktop.DBus.Properties.Get",
+                                                "string:org.kde.StatusNotifierWatcher", "string:RegisteredStatusNotifierItems"])
+    return (result?.standardOutput ?? "") + (result?.standardError ?? "")
+}
+
+/// A real tray host: Debian's status-notifier-watcher and gtk-sni-tray-standalone
+/// on a display of the test's own; the screenshot (in .build/test-artifacts)
+/// must show the state's icon, by its colour.
+@Suite struct TrayHostTests {
+    static let artifacts = buildProductsDirectory.appendingPathComponent("test-artifacts").path
+
+    @Test func aRealTrayHostShowsTheIconOfTheState() async throws {
+        for tool in ["/usr/bin/status-notifier-watcher", "/usr/bin/gtk-sni-tray-standalone"] {
+            try #require(FileManager.default.isExecutableFile(atPath: tool), "\(tool) is missing: scripts/bootstrap installs it")
+        }
+        try FileManager.default.createDirectory(atPath: Self.artifacts, withIntermediateDirectories: true)
+        let display = try PrivateDisplay()
+        let rig = try await DaemonRig(extraConfig: "auto-relogin = false")
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        let environment = rig.bus.environment.merging(["DISPLAY": display.name, "GDK_BACKEND": "x11", "NO_AT_BRIDGE": "1"]) { $1 }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tray-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let watcher = try ChildProcess("/usr/bin/status-notifier-watcher", [], environment: environment,
+                                       outputFiles: (folder + "/watcher.out", folder + "/watcher.err"))
+        defer { watcher.stop() }
+        #expect(try await rig.bus.waitForName("org.kde.StatusNotifierWatcher"))
+        let host = try ChildProcess("/usr/bin/gtk-sni-tray-standalone", ["--top", "--size", "48"], environment: environment,
+                                    outputFiles: (folder + "/tray.out", folder + "/tray.err"))
+        defer { host.stop() }
+        let blue = (28, 110, 212), red = (198, 40, 40)
+        var shot = try display.screenshot(savingTo: Self.artifacts + "/tray-online.png")
+        #expect(await eventually(timeout: .seconds(30), interval: .milliseconds(500)) {
+            shot = (try? display.screenshot(savingTo: Self.artifacts + "/tray-online.png")) ?? shot
+            return shot.count(red: blue.0, green: blue.1, blue: blue.2) > 200
+        }, "the online icon (blue) in \(Self.artifacts)/tray-online.png; registered: \(registered(rig)); \(rig.log)")
+        #expect(shot.count(red: red.0, green: red.1, blue: red.2) < 50)
+
+        try rig.sim.control("POST", "kick")
+        // Not too often: xwd grabs the X server while it copies the screen, and the host must draw.
+        #expect(await eventually(timeout: .seconds(20), interval: .milliseconds(500)) {
+            shot = (try? display.screenshot(savingTo: Self.artifacts + "/tray-logged-out.png")) ?? shot
+            return shot.count(red: red.0, green: red.1, blue: red.2) > 200 && shot.count(red: blue.0, green: blue.1, blue: blue.2) < 50
+        }, "the logged-out icon (red) replaces it: \(Self.artifacts)/tray-logged-out.png")
+        // The host's and the watcher's logs go with the screenshots.
+        for log in ["tray.err", "watcher.err"] {
+            try? FileManager.default.removeItem(atPath: Self.artifacts + "/" + log)
+            try? FileManager.default.copyItem(atPath: folder + "/" + log, toPath: Self.artifacts + "/" + log)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
     }
 }
