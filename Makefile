@@ -56,9 +56,11 @@ fuzz: bootstrap
 demo: build
 	@scripts/demo "$$($(SWIFT) build --show-bin-path)"
 
-# The README's picture: every alert shown by dunst on a private Xvfb desktop.
+# The README's pictures: every alert shown by dunst on a private Xvfb desktop,
+# and the tray icon with its menu on a real tray host.
 screenshot: build
 	scripts/screenshot "$$($(SWIFT) build --show-bin-path)" docs/notify-test.png
+	scripts/screenshot-tray "$$($(SWIFT) build --show-bin-path)" docs/tray.png
 
 install: bootstrap
 	@for product in ccrelay ccrelay-daemon ccsim; do $(RELEASE) --product $$product || exit 1; done
