@@ -179,8 +179,8 @@ public enum CredentialFiles {
                 !isBundle
                     ? "certificate \(path) is not a PKCS#12 bundle (or it holds no key and certificate)"
                     : passphrase == nil
-                        ? "PKCS#12 bundle \(path) is protected by a password, which ccrelay cannot use from the configuration; convert it with: openssl pkcs12 -in \(path) -noenc -out \(path).pem && chmod 600 \(path).pem, and set [auth] certificate to that file"
-                        : "PKCS#12 bundle \(path) cannot be opened with its passphrase",
+                        ? "PKCS#12 bundle \(path) is protected by a password, and the keyring has none for it; save it with: ccrelay setup --certificate \(path) --p12-password-stdin --force (it goes to the keyring, never into a file)"
+                        : "PKCS#12 bundle \(path) cannot be opened with the password in the keyring; save the right one with: ccrelay setup --certificate \(path) --p12-password-stdin --force",
                 key: "auth.certificate")
         }
         return parsed

@@ -9,10 +9,15 @@ import SessionLogic
 /// exactly when the daemon would start.
 public enum ConfigurationCheck {
     /// The file at `path`, checked completely: the configuration when it is
-    /// usable, and every problem as FILE:LINE.
-    public static func load(_ path: String) -> ConfigurationParser.Result {
+    /// usable, and every problem as FILE:LINE. A PKCS#12 certificate's
+    /// password is `bundlePassword` when given (setup's trial), else the keyring's.
+    public static func load(_ path: String, bundlePassword: String? = nil, log: (String) -> Void = { _ in }) -> ConfigurationParser.Result {
         var result = ConfigurationFile.load(path)
-        guard let configuration = result.configuration else { return result }
+        guard var configuration = result.configuration else { return result }
+        if let certificate = configuration.certificate, BundlePassword.isBundle(certificate) {
+            configuration.bundlePassword = bundlePassword ?? BundlePassword.lookUp(certificate, log: log)
+            result.configuration = configuration
+        }
         do throws(ClientConfigurationError) {
             try CCClient.check(serverConfiguration(configuration))
             if let caFile = configuration.relayCAFile {
@@ -34,6 +39,7 @@ public enum ConfigurationCheck {
     public static func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
         ServerConfiguration(
             url: configuration.serverURL, caFile: configuration.caFile, pinnedKey: configuration.pinnedKey,
-            interface: configuration.interface, certificate: configuration.certificate, key: configuration.key)
+            interface: configuration.interface, certificate: configuration.certificate, key: configuration.key,
+            keyPassphrase: configuration.bundlePassword)
     }
 }

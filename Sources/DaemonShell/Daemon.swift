@@ -224,7 +224,7 @@ public final class Daemon {
     /// process, exec'd anew, carrying on with the session); an invalid one is
     /// reported and the running configuration kept.
     private func configurationChanged() {
-        let loaded = ConfigurationCheck.load(configurationPath)
+        let loaded = ConfigurationCheck.load(configurationPath, log: log)
         guard var fresh = loaded.configuration else {
             let problems = loaded.errors.map(\.description).joined(separator: "; ")
             return log("the changed configuration is not used until it is fixed: \(problems)")
@@ -240,7 +240,8 @@ public final class Daemon {
 
     /// Warns, once a day, when the student certificate expires within 7 days.
     private func checkCertificate(_ path: String) {
-        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: nil) else { return }
+        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: configuration.bundlePassword)
+        else { return }
         if facts.secondsUntilExpiry >= 0 && facts.daysUntilExpiry < 7 {
             apply([.post(.credentials(.certificateExpiring(days: Int(facts.daysUntilExpiry))))])
         }

@@ -77,7 +77,7 @@ public final class UnconfiguredDaemon: ControlTarget {
     }
 
     private func configurationChanged() {
-        let loaded = ConfigurationCheck.load(configurationPath)
+        let loaded = ConfigurationCheck.load(configurationPath, log: log)
         guard loaded.configuration != nil else {
             problems = loaded.errors.map(\.description)
             desktop.announce(["State"])

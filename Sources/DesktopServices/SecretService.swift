@@ -1,12 +1,36 @@
 import DBus
 import EventLoop
 
-/// The campus password in the desktop keyring, through the freedesktop
-/// Secret Service (`org.freedesktop.secrets`: GNOME Keyring, KWallet, KeePassXC).
+/// What ccrelay keeps in the keyring: the campus password of a user, or the
+/// password of a PKCS#12 certificate bundle.
+public enum KeyringItem: Sendable, Hashable {
+    case campusPassword(user: String)
+    /// By the bundle's absolute path.
+    case bundlePassword(certificate: String)
+
+    /// `application=ccrelay` and `user=<user>`, or `certificate=<path>`.
+    var attributes: [String: String] {
+        switch self {
+        case .campusPassword(let user): ["application": "ccrelay", "user": user]
+        case .bundlePassword(let certificate): ["application": "ccrelay", "certificate": certificate]
+        }
+    }
+
+    var label: String {
+        switch self {
+        case .campusPassword(let user): "CC Relay campus password for \(user)"
+        case .bundlePassword(let certificate): "CC Relay password of the certificate \(certificate)"
+        }
+    }
+}
+
+/// The campus password and a certificate bundle's password in the desktop
+/// keyring, through the freedesktop Secret Service (`org.freedesktop.secrets`:
+/// GNOME Keyring, KWallet, KeePassXC).
 ///
-/// Items carry the attributes `application=ccrelay` and `user=<user>`. The
-/// secret travels in a `plain` session: on the local bus, as the
-/// specification allows; the password is never written to a file or argv.
+/// Items carry the attributes of their `KeyringItem`. The secret travels in a
+/// `plain` session: on the local bus, as the specification allows; a password
+/// is never written to a file or argv.
 public struct SecretService: Sendable {
     public static let busName = "org.freedesktop.secrets"
     static let path: ObjectPath = "/org/freedesktop/secrets"
@@ -20,6 +44,11 @@ public struct SecretService: Sendable {
     /// to `completion` on the connection's loop; call it there. The daemon
     /// uses this form: no Swift concurrency on its loop.
     public func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
+        secret(.campusPassword(user: user), completion: completion)
+    }
+
+    /// The stored secret of `item` (nil when the keyring has none), on the loop.
+    public func secret(_ item: KeyringItem, completion: @escaping (Result<String?, DBusError>) -> Void) {
         connection.loop.preconditionIsCurrent()
         request(Self.path, Self.service, "OpenSession", [.string("plain"), .variant(.string(""))], "vo") { opened in
             let session: ObjectPath
@@ -29,8 +58,8 @@ public struct SecretService: Sendable {
                 completion(result)
             }
             let fetch = { (items: [ObjectPath]) in
-                guard let item = items.first else { return finish(.success(nil)) }
-                self.request(Self.path, Self.service, "GetSecrets", [[item].dbusValue, .objectPath(session)], "a{o(oayays)}") {
+                guard let found = items.first else { return finish(.success(nil)) }
+                self.request(Self.path, Self.service, "GetSecrets", [[found].dbusValue, .objectPath(session)], "a{o(oayays)}") {
                     reply in
                     finish(reply.map { reply in
                         guard case .dictionary(_, _, let entries) = reply.body[0], case .structure(let fields)? = entries.first?.value,
@@ -40,7 +69,7 @@ public struct SecretService: Sendable {
                     })
                 }
             }
-            self.request(Self.path, Self.service, "SearchItems", [self.attributes(user).dbusValue], "aoao") { searched in
+            self.request(Self.path, Self.service, "SearchItems", [item.attributes.dbusValue], "aoao") { searched in
                 let items: [ObjectPath], locked: [ObjectPath]
                 do throws(DBusError) {
                     items = try searched.get().argument(0)
@@ -91,6 +120,11 @@ public struct SecretService: Sendable {
     /// Stores (or replaces) the password of `user` in the default keyring;
     /// `completion` (on the loop) hears the error, if any. Call it on the loop.
     public func storePassword(_ password: String, user: String, completion: @escaping (DBusError?) -> Void) {
+        store(password, as: .campusPassword(user: user), completion: completion)
+    }
+
+    /// Stores (or replaces) `password` as `item` in the default keyring, on the loop.
+    public func store(_ password: String, as item: KeyringItem, completion: @escaping (DBusError?) -> Void) {
         connection.loop.preconditionIsCurrent()
         request(Self.path, Self.service, "OpenSession", [.string("plain"), .variant(.string(""))], "vo") { opened in
             let session: ObjectPath
@@ -106,8 +140,8 @@ public struct SecretService: Sendable {
                     return finish(DBusError(.failed, "the keyring has no default collection; create one in your keyring manager"))
                 }
                 let properties: [String: Variant] = [
-                    "org.freedesktop.Secret.Item.Label": Variant("CC Relay campus password for \(user)"),
-                    "org.freedesktop.Secret.Item.Attributes": Variant(self.attributes(user).dbusValue),
+                    "org.freedesktop.Secret.Item.Label": Variant(item.label),
+                    "org.freedesktop.Secret.Item.Attributes": Variant(item.attributes.dbusValue),
                 ]
                 let secret = Value.structure([
                     .objectPath(session), .array(element: "y", []), .array(element: "y", password.utf8.map { .byte($0) }),
@@ -129,8 +163,6 @@ public struct SecretService: Sendable {
             }
         }
     }
-
-    private func attributes(_ user: String) -> [String: String] { ["application": "ccrelay", "user": user] }
 
     /// Closes a session without waiting for the answer.
     private func closeSession(_ session: ObjectPath) {

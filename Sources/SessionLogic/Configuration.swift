@@ -30,6 +30,9 @@ public struct Configuration: Sendable, Hashable {
     public var relaySelection: RelaySelection = .standard
     /// The CA bundle for relay targets with a campus CA (`[relay] ca-file`); the system's by default.
     public var relayCAFile: String?
+    /// The password of a PKCS#12 `[auth] certificate`: never in the file,
+    /// it comes from the keyring (`ccrelay setup` stores it); never logged.
+    public var bundlePassword: String?
     /// The line each key was set on (`group.key`, such as `auth.key`), so
     /// that later checks of the value can name it.
     public var lines: [String: Int] = [:]

@@ -37,7 +37,7 @@ func stop() {
 /// Prints every problem of the configuration at `path` the way
 /// `ccrelay config check` promises; exit status 0 when the daemon would start.
 func check(_ path: String) -> Never {
-    let loaded = ConfigurationCheck.load(path)
+    let loaded = ConfigurationCheck.load(path, log: log)
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
     guard loaded.configuration != nil else { exit(1) }
@@ -47,10 +47,12 @@ func check(_ path: String) -> Never {
 }
 
 /// `ccrelay setup`'s test of the answers: the configuration's checks, then
-/// one login (the password, for a password login, on standard input) and its
-/// logout; says what the server answered. Exit status 0 only when it logged in.
-func tryLogin(_ path: String) -> Never {
-    let loaded = ConfigurationCheck.load(path)
+/// one login and its logout; says what the server answered. Exit status 0
+/// only when it logged in. On standard input: the PKCS#12 bundle's password
+/// (with `bundlePasswordOnStdin`), then the campus password (for a password login).
+func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
+    let bundlePassword = bundlePasswordOnStdin ? readLine(strippingNewline: true) ?? "" : nil
+    let loaded = ConfigurationCheck.load(path, bundlePassword: bundlePassword, log: log)
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
     let password = configuration.user == nil ? nil : readLine(strippingNewline: true)
@@ -80,7 +82,7 @@ func tryLogin(_ path: String) -> Never {
 /// prints each one's answer. Exit status 0 when every one took it, 2 when
 /// `TARGET` names none, 1 otherwise.
 func relayTest(_ path: String, target name: String?) -> Never {
-    let loaded = ConfigurationCheck.load(path)
+    let loaded = ConfigurationCheck.load(path, log: log)
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
     let targets = RelayTrial.targets(configuration, matching: name)
@@ -120,14 +122,16 @@ func runDaemon(_ arguments: [String]) -> Never {
     case 0: path = ConfigurationFile.defaultPath()
     case 2 where arguments[0] == "--config": path = arguments[1]
     case 3 where arguments[0] == "--check" && arguments[1] == "--config": check(arguments[2])
-    case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2])
+    case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2], bundlePasswordOnStdin: false)
+    case 4 where arguments[0] == "--try" && arguments[1] == "--config" && arguments[3] == "--p12-password-stdin":
+        tryLogin(arguments[2], bundlePasswordOnStdin: true)
     case 3...4 where arguments[0] == "--relay-test" && arguments[1] == "--config":
         relayTest(arguments[2], target: arguments.count == 4 ? arguments[3] : nil)
     default:
         log("ccrelay-daemon is started by 'ccrelay daemon [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)
     }
-    let loaded = ConfigurationCheck.load(path)
+    let loaded = ConfigurationCheck.load(path, log: log)
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { waitForConfiguration(path, problems: loaded.errors.map(\.description)) }

@@ -20,7 +20,8 @@ enum SetupCommand {
                              [--yes] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
-        certificate and key), and what else the campus needs. On a terminal it
+        certificate and key, or a PKCS#12 bundle, whose password goes to the
+        keyring), and what else the campus needs. On a terminal it
         asks for what the options do not give, showing the current answers as
         defaults; with the options it asks nothing. Before writing anything it
         logs in once with the answers (and logs out again) and says what the server
@@ -30,7 +31,7 @@ enum SetupCommand {
 
         Options:
           --server URL         the CC server (https://, or http:// to this computer)
-          --certificate FILE   your student certificate (PEM)
+          --certificate FILE   your student certificate (PEM, or PKCS#12: .p12/.pfx)
           --key FILE           its private key (PEM, chmod 600)
           --ca-file FILE       the campus CA, when the server's is not in the system's
           --pinned-key PIN     the server's public key pin (sha256//…)
@@ -41,8 +42,9 @@ enum SetupCommand {
           --gotify URL         … to this gotify application (…/message?token=APP_TOKEN)
           --webhook URL        … to this webhook (a JSON POST); targets already in the
                                configuration are kept, and each gets a test message
-          --p12-password-stdin  a PKCS#12 bundle's password: not supported yet
-                                (convert the bundle to a PEM certificate and key)
+          --p12-password-stdin  read the PKCS#12 bundle's password from standard input
+                                (its first line; the campus password, if any, follows);
+                                it is kept in the keyring, never in a file
           --yes                ask nothing: take the options and the current answers
           --force              replace an existing configuration
           --no-autostart       do not start ccrelay at login
@@ -63,11 +65,6 @@ enum SetupCommand {
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("setup", "unexpected argument '\(parsed.positionals[0])'") }
-        if parsed.has("p12-password-stdin") {
-            Output.error("setup: PKCS#12 bundles with a password are not supported yet; convert it: "
-                + "openssl pkcs12 -in FILE.p12 -out cert.pem -clcerts -nokeys && openssl pkcs12 -in FILE.p12 -out key.pem -nocerts -nodes")
-            return ExitStatus.failure
-        }
         if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", "--password-stdin goes with --user") }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         if access(path, F_OK) == 0 && !parsed.has("force") {
@@ -75,7 +72,7 @@ enum SetupCommand {
             return ExitStatus.failure
         }
         let current = existingAnswers(path)
-        let asking = isatty(0) != 0 && !parsed.has("yes") && !parsed.has("password-stdin")
+        let asking = isatty(0) != 0 && !parsed.has("yes") && !parsed.has("password-stdin") && !parsed.has("p12-password-stdin")
         func answer(_ key: String, _ question: String, required: Bool) -> String? {
             if let given = parsed.values[key] { return given }
             let fallback = current[key]
@@ -90,7 +87,16 @@ enum SetupCommand {
         }
         let user = answer("user", "User name for a password login", required: false)
         let certificate = answer("certificate", "Student certificate (PEM file)", required: user == nil)
-        let key = certificate == nil ? nil : answer("key", "Its private key (PEM file)", required: true)
+        let bundle = certificate.map { $0.lowercased().hasSuffix(".p12") || $0.lowercased().hasSuffix(".pfx") } ?? false
+        // A PKCS#12 bundle holds its key; its password (empty for none) goes to the keyring.
+        let key = certificate == nil || bundle ? nil : answer("key", "Its private key (PEM file)", required: true)
+        var bundlePassword: String?
+        if parsed.has("p12-password-stdin") {
+            guard bundle else { return usageError("setup", "--p12-password-stdin goes with a PKCS#12 --certificate (.p12 or .pfx)") }
+            bundlePassword = readLine(strippingNewline: true) ?? ""
+        } else if bundle && asking {
+            bundlePassword = LoginCommand.askWithoutEcho("Password of the certificate bundle (empty if it has none): ")
+        }
         let caFile = answer("ca-file", "Campus CA file", required: false)
         guard user != nil || certificate != nil else { return usageError("setup", "a certificate (--certificate) or a user (--user) is needed") }
         var password: String?
@@ -122,8 +128,16 @@ enum SetupCommand {
             return ExitStatus.failure
         }
         Output.out("Trying to log in to \(server)…")
-        guard tryLogin(trial, password: password) else {
+        guard tryLogin(trial, bundlePassword: bundlePassword, password: password) else {
             Output.error("setup: nothing was written; fix the answers above and run ccrelay setup again")
+            return ExitStatus.failure
+        }
+        // The passwords go to the keyring before the file appears: a daemon
+        // waiting for the configuration starts the moment it does, and asks the keyring then.
+        if let user, let password, !(await save(password, as: .campusPassword(user: user))) { return ExitStatus.failure }
+        if let certificate, let bundlePassword, !bundlePassword.isEmpty,
+            !(await save(bundlePassword, as: .bundlePassword(certificate: absolute(certificate))))
+        {
             return ExitStatus.failure
         }
         guard rename(trial, path) == 0 else {
@@ -132,7 +146,6 @@ enum SetupCommand {
         }
         Output.out("Wrote \(path).")
         if !relay.isEmpty { testForwarding(path) }
-        if let user, let password, !(await savePassword(password, user: user)) { return ExitStatus.failure }
         if !parsed.has("no-autostart") {
             if systemctlUser(["enable", "--now", "ccrelay.service"]) {
                 Output.out("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay).")
@@ -216,31 +229,42 @@ enum SetupCommand {
         return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
     }
 
-    /// `ccrelay-daemon --try --config PATH`: the daemon's own checks and one login, the password on its stdin.
-    private static func tryLogin(_ path: String, password: String?) -> Bool {
+    /// `ccrelay-daemon --try --config PATH`: the daemon's own checks and one
+    /// login; on its stdin the bundle's password (`--p12-password-stdin`), then the campus password.
+    private static func tryLogin(_ path: String, bundlePassword: String?, password: String?) -> Bool {
         guard let program = helperProgram("ccrelay-daemon") else {
             Output.error("setup: ccrelay-daemon is missing (reinstall ccrelay)")
             return false
         }
-        return runToEnd(program, ["--try", "--config", path], input: password.map { $0 + "\n" } ?? "")
+        let input = [bundlePassword, password].compactMap { $0.map { $0 + "\n" } }.joined()
+        return runToEnd(program, ["--try", "--config", path] + (bundlePassword == nil ? [] : ["--p12-password-stdin"]), input: input)
     }
 
-    private static func savePassword(_ password: String, user: String) async -> Bool {
+    /// Stores a password in the keyring; says what went wrong and how to save it later.
+    private static func save(_ password: String, as item: KeyringItem) async -> Bool {
+        let later =
+            switch item {
+            case .campusPassword(let user): "ccrelay login --save-password --user \(user)"
+            case .bundlePassword(let certificate): "ccrelay setup --certificate \(certificate) --p12-password-stdin --force"
+            }
         guard let connection = try? Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.setup")) else {
-            Output.error("setup: no session bus to reach the keyring; save the password later: ccrelay login --save-password --user \(user)")
+            Output.error("setup: no session bus to reach the keyring; save the password later: \(later)")
             return false
         }
         defer { connection.loop.sync { connection.close() } }
         let failure: DBusError? = await withCheckedContinuation { continuation in
             connection.loop.execute {
-                SecretService(connection: connection).storePassword(password, user: user) { continuation.resume(returning: $0) }
+                SecretService(connection: connection).store(password, as: item) { continuation.resume(returning: $0) }
             }
         }
         if let failure {
-            Output.error("setup: the keyring did not save the password (\(failure.message)); save it: ccrelay login --save-password --user \(user)")
+            Output.error("setup: the keyring did not save the password (\(failure.message)); save it: \(later)")
             return false
         }
-        Output.out("Saved the campus password of \(user) in your keyring.")
+        switch item {
+        case .campusPassword(let user): Output.out("Saved the campus password of \(user) in your keyring.")
+        case .bundlePassword: Output.out("Saved the certificate's password in your keyring.")
+        }
         return true
     }
 

@@ -85,7 +85,7 @@ import Testing
         let wrongPassphrase = #expect(throws: ClientConfigurationError.self) {
             _ = try client(sim, certificate: pki.clientPKCS12, passphrase: "wrong")
         }
-        #expect(wrongPassphrase?.message.contains("passphrase") == true)
+        #expect(wrongPassphrase?.message.contains("cannot be opened with the password in the keyring") == true)
         let missing = #expect(throws: ClientConfigurationError.self) {
             _ = try client(sim, certificate: "/nonexistent/student.pem", key: pki.clientKey)
         }

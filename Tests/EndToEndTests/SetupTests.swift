@@ -8,11 +8,13 @@ import Testing
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-setup-\(UUID().uuidString)").path
     var configPath: String { folder + "/config/ccrelay/ccrelay.conf" }
 
-    func setup(_ arguments: [String], bus: PrivateBus? = nil, extraEnvironment: [String: String] = [:]) throws -> CommandResult {
+    func setup(_ arguments: [String], bus: PrivateBus? = nil, extraEnvironment: [String: String] = [:], input: String = "") throws
+        -> CommandResult
+    {
         var environment = ["XDG_CONFIG_HOME": folder + "/config", "XDG_STATE_HOME": folder + "/state",
                            "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "PATH": "/usr/local/bin:/bin"].merging(extraEnvironment) { $1 }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus?.address ?? "unix:path=/nonexistent"
-        return try run(DaemonRig.ccrelay, ["setup"] + arguments, environment: environment)
+        return try run(DaemonRig.ccrelay, ["setup"] + arguments, environment: environment, input: input)
     }
 
     @Test func aFreshUserGetsOnlineInOneCommand() async throws {
@@ -38,6 +40,33 @@ import Testing
         let status = try run(DaemonRig.ccrelay, ["status", "--json"], environment: bus.environment)
         #expect(status.standardOutput.contains("\"state\":\"online\""), "\(status.standardOutput)")
         _ = try? run(DaemonRig.ccrelay, ["logout"], environment: bus.environment)
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test func aPKCS12BundleWithAPasswordIsSetUpWithThePasswordInTheKeyring() async throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        let daemonLog = folder + "/daemon.log"
+        let bus = try PrivateBus(services: ["io.github.ccrelay.CCRelay":
+            "env XDG_STATE_HOME=\(folder)/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \(DaemonRig.ccrelay) daemon --config \(configPath) 2>>\(daemonLog)"])
+        let keyring = try await GnomeKeyring(on: bus)
+        let base = ["--server", sim.url, "--certificate", pki.clientPKCS12, "--ca-file", pki.caCertificate, "--p12-password-stdin", "--yes"]
+        let wrong = try setup(base, bus: bus, input: "not the password\n")
+        #expect(wrong.status == 1, "\(wrong.standardOutput)\n\(wrong.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: configPath), "nothing written when the bundle does not open")
+
+        let result = try setup(base, bus: bus, input: pki.pkcs12Passphrase + "\n")
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("Saved the certificate's password in your keyring"), "\(result.standardOutput)")
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        #expect(text.contains("certificate = \(pki.clientPKCS12)") && !text.contains("key ="), "\(text)")
+        #expect(!text.contains(pki.pkcs12Passphrase), "the password is never in the file")
+        // The daemon, started through the bus, opens the bundle with the keyring's password and logs in.
+        let status = { try? run(DaemonRig.ccrelay, ["status", "--json"], environment: bus.environment).standardOutput }
+        #expect(await eventually(timeout: .seconds(30)) { status()?.contains("\"state\":\"online\"") == true },
+                "\(status() ?? "") \((try? String(contentsOfFile: daemonLog, encoding: .utf8)) ?? "")")
+        _ = try? run(DaemonRig.ccrelay, ["logout"], environment: bus.environment)
+        withExtendedLifetime(keyring) {}
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -1,0 +1,37 @@
+import DBus
+import DesktopServices
+import EventLoop
+
+/// The password of a PKCS#12 certificate bundle, kept in the desktop keyring
+/// by `ccrelay setup` (never in a file): looked up once, before the daemon
+/// checks its configuration, on a loop of its own that ends with the lookup.
+enum BundlePassword {
+    /// Whether `certificate` names a PKCS#12 bundle (`.p12`/`.pfx`).
+    static func isBundle(_ certificate: String) -> Bool {
+        let lower = certificate.lowercased()
+        return lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
+    }
+
+    /// The keyring's password for `certificate`, or nil: none stored, no
+    /// session bus or keyring, or no answer within 40 s (a keyring waiting to
+    /// be unlocked). `log` hears why there was none, when it was an error.
+    static func lookUp(_ certificate: String, log: (String) -> Void) -> String? {
+        do {
+            let loop = try EventLoop()
+            let connection = try Connection(bus: .session, loop: loop)
+            defer { connection.close() }
+            var answer: Result<String?, DBusError>?
+            SecretService(connection: connection).secret(.bundlePassword(certificate: certificate)) { answer = $0 }
+            let deadline = BootClock.now() + .seconds(40)
+            while answer == nil, BootClock.now() < deadline { loop.runOnce(timeout: .seconds(1)) }
+            switch answer {
+            case .success(let password)?: return password
+            case .failure(let error)?: log("the keyring did not give the password of \(certificate): \(error.message)")
+            case nil: log("the keyring did not answer for the password of \(certificate) within 40 s")
+            }
+        } catch {
+            log("no keyring for the password of \(certificate): \(error)")
+        }
+        return nil
+    }
+}
