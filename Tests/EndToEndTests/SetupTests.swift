@@ -17,13 +17,18 @@ import Testing
         return try run(DaemonRig.ccrelay, ["setup"] + arguments, environment: environment, input: input)
     }
 
+    var daemonLog: String { folder + "/daemon.log" }
+
+    /// A bus that starts the daemon as the package's D-Bus service file does (no systemd here).
+    func busThatStartsTheDaemon() throws -> PrivateBus {
+        try PrivateBus(services: ["io.github.ccrelay.CCRelay":
+            "env XDG_STATE_HOME=\(folder)/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \(DaemonRig.ccrelay) daemon --config \(configPath) 2>>\(daemonLog)"])
+    }
+
     @Test func aFreshUserGetsOnlineInOneCommand() async throws {
         let pki = TestPKI.shared
         let sim = try CCSimProcess()
-        // The bus starts the daemon as the package's D-Bus service file does (no systemd here).
-        let daemonLog = folder + "/daemon.log"
-        let bus = try PrivateBus(services: ["io.github.ccrelay.CCRelay":
-            "env XDG_STATE_HOME=\(folder)/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \(DaemonRig.ccrelay) daemon --config \(configPath) 2>>\(daemonLog)"])
+        let bus = try busThatStartsTheDaemon()
         let result = try setup(["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
                                 "--ca-file", pki.caCertificate, "--yes"], bus: bus)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
@@ -46,9 +51,7 @@ import Testing
     @Test func aPKCS12BundleWithAPasswordIsSetUpWithThePasswordInTheKeyring() async throws {
         let pki = TestPKI.shared
         let sim = try CCSimProcess()
-        let daemonLog = folder + "/daemon.log"
-        let bus = try PrivateBus(services: ["io.github.ccrelay.CCRelay":
-            "env XDG_STATE_HOME=\(folder)/state DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent \(DaemonRig.ccrelay) daemon --config \(configPath) 2>>\(daemonLog)"])
+        let bus = try busThatStartsTheDaemon()
         let keyring = try await GnomeKeyring(on: bus)
         let base = ["--server", sim.url, "--certificate", pki.clientPKCS12, "--ca-file", pki.caCertificate, "--p12-password-stdin", "--yes"]
         let wrong = try setup(base, bus: bus, input: "not the password\n")
