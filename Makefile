@@ -37,10 +37,11 @@ locale:
 		msgfmt --check -o "$(BIN)/locale/$$lang/LC_MESSAGES/ccrelay.mo" "$(PO_DIR)/$$lang.po" || exit 1; \
 	done
 
-# Re-extracts the message catalogue template from the sources.
+# Re-extracts the message catalogue template from the sources (xgettext-swift:
+# xgettext with Swift's multi-line strings rewritten as C strings).
 pot:
-	xgettext --no-wrap --language=C --keyword=localize --from-code=UTF-8 --package-name=ccrelay \
-		-o $(PO_DIR)/ccrelay.pot $$(grep -rl 'localize(' Sources --include=*.swift | sort)
+	scripts/xgettext-swift $(PO_DIR)/ccrelay.pot $$(grep -rl 'localize(' Sources --include=*.swift | sort) \
+		-- --no-wrap --package-name=ccrelay
 	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --backup=none --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 
 test: build deb

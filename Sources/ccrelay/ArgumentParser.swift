@@ -38,13 +38,13 @@ func parseArguments(_ arguments: [String], flags: [String], valued: [String]) th
             continue
         }
         guard argument.hasPrefix("--") else {
-            throw UsageError(message: "unknown option '\(argument)'")
+            throw UsageError(message: fill(localize("unknown option '%s'"), argument))
         }
         let body = argument.dropFirst(2)
         let name = String(body.prefix { $0 != "=" })
         let inlineValue = body.contains("=") ? String(body.drop { $0 != "=" }.dropFirst()) : nil
         if flags.contains(name) || name == "help" {
-            if inlineValue != nil { throw UsageError(message: "option '--\(name)' takes no value") }
+            if inlineValue != nil { throw UsageError(message: fill(localize("option '--%s' takes no value"), name)) }
             parsed.flags.insert(name)
         } else if valued.contains(name) {
             if let inlineValue {
@@ -53,10 +53,10 @@ func parseArguments(_ arguments: [String], flags: [String], valued: [String]) th
                 parsed.values[name] = arguments[index]
                 index += 1
             } else {
-                throw UsageError(message: "option '--\(name)' needs a value")
+                throw UsageError(message: fill(localize("option '--%s' needs a value"), name))
             }
         } else {
-            throw UsageError(message: suggesting("unknown option '--\(name)'", for: "--" + name, among: known))
+            throw UsageError(message: suggesting(fill(localize("unknown option '%s'"), "--" + name), for: "--" + name, among: known))
         }
     }
     return parsed
@@ -72,7 +72,7 @@ func nearestMatch(to word: String, among candidates: [String]) -> String? {
 /// `message`, with "did you mean …?" when `word` is a near miss of a candidate.
 func suggesting(_ message: String, for word: String?, among candidates: [String]) -> String {
     guard let word, let nearest = nearestMatch(to: word, among: candidates) else { return message }
-    return message + "; did you mean '\(nearest)'?"
+    return message + fill(localize("; did you mean '%s'?"), nearest)
 }
 
 /// Ends a subcommand early with this exit status (after `--help`, or a usage error).
@@ -88,7 +88,7 @@ func parseSubcommand(_ command: Subcommand, _ arguments: [String]) throws(Subcom
     do {
         parsed = try parseArguments(arguments, flags: command.flags, valued: command.valued)
     } catch {
-        Output.error("\(command.name): \(error.message)\nTry 'ccrelay \(command.name) --help'.")
+        Output.error("\(command.name): \(error.message)\n" + fill(localize("Try 'ccrelay %s --help'."), command.name))
         throw SubcommandExit(status: ExitStatus.usage)
     }
     if parsed.has("help") {
@@ -100,6 +100,6 @@ func parseSubcommand(_ command: Subcommand, _ arguments: [String]) throws(Subcom
 
 /// A usage error found by a subcommand after parsing: printed with the hint, status 2.
 func usageError(_ command: String, _ message: String) -> Int32 {
-    Output.error("\(command): \(message)\nTry 'ccrelay \(command) --help'.")
+    Output.error("\(command): \(message)\n" + fill(localize("Try 'ccrelay %s --help'."), command))
     return ExitStatus.usage
 }

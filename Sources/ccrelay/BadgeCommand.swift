@@ -5,7 +5,7 @@ import DesktopServices
 /// `ccrelay badge [show|clear]`: the unread count, from the daemon when it
 /// runs, from the journal on disk when it does not.
 enum BadgeCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay badge [show|clear] [--json]
 
         The badge is the number of alerts you have not acknowledged yet; the daemon
@@ -26,10 +26,10 @@ enum BadgeCommand {
           -h, --help  show this help
 
         Exit status: 0 ok, 1 the journal or the daemon failed, 2 usage error.
-        """
+        """)
 
     static let command = Subcommand(
-        name: "badge", summary: "show or clear the count of unread alerts", usage: usage, flags: ["json"],
+        name: "badge", summary: localize("show or clear the count of unread alerts"), usage: usage, flags: ["json"],
         words: ["show", "clear"], run: run)
 
     struct ShowJSON: Encodable {

@@ -29,21 +29,22 @@ enum CLI {
     ]
 
     static var overview: String {
-        """
-        Usage: ccrelay <command> [options]
-               ccrelay --help | --version
+        let head = localize("""
+            Usage: ccrelay <command> [options]
+                   ccrelay --help | --version
 
-        ccrelay keeps this computer logged in to the campus CC server and tells you
-        through desktop notifications when it cannot.
+            ccrelay keeps this computer logged in to the campus CC server and tells you
+            through desktop notifications when it cannot.
 
-        Commands:
-        \(subcommands.map { "  " + padded($0.name, 13) + $0.summary }.joined(separator: "\n"))
+            Commands:
+            """)
+        let tail = localize("""
+            Run 'ccrelay <command> --help' for a command's options.
 
-        Run 'ccrelay <command> --help' for a command's options.
-
-        Exit status: 0 ok, 1 failure, 2 usage error, 3 the daemon is not running
-        (for commands that need it).
-        """
+            Exit status: 0 ok, 1 failure, 2 usage error, 3 the daemon is not running
+            (for commands that need it).
+            """)
+        return head + "\n" + subcommands.map { "  " + padded($0.name, 13) + $0.summary }.joined(separator: "\n") + "\n\n" + tail
     }
 
     static func padded(_ text: String, _ width: Int) -> String {
@@ -52,7 +53,7 @@ enum CLI {
 
     static func run(_ arguments: [String]) async -> Int32 {
         guard let first = arguments.first else {
-            Output.error("no command given\n\n" + overview)
+            Output.error(localize("no command given") + "\n\n" + overview)
             return ExitStatus.usage
         }
         switch first {
@@ -64,8 +65,8 @@ enum CLI {
             return ExitStatus.ok
         default:
             guard let command = subcommands.first(where: { $0.name == first }) else {
-                let message = suggesting("'\(first)' is not a ccrelay command", for: first, among: subcommands.map(\.name))
-                Output.error(message + "\nRun 'ccrelay --help' for the list of commands.")
+                let message = suggesting(fill(localize("'%s' is not a ccrelay command"), first), for: first, among: subcommands.map(\.name))
+                Output.error(message + "\n" + localize("Run 'ccrelay --help' for the list of commands."))
                 return ExitStatus.usage
             }
             do {

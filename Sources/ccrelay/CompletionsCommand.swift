@@ -3,7 +3,7 @@
 enum CompletionsCommand {
     static let shells = ["bash", "zsh", "fish"]
 
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay completions bash|zsh|fish
 
         Prints a completion script for the shell named, covering every command,
@@ -17,10 +17,10 @@ enum CompletionsCommand {
 
         Options:
           -h, --help  show this help
-        """
+        """)
 
     static let command = Subcommand(
-        name: "completions", summary: "print a bash, zsh or fish completion script", usage: usage, words: shells, run: run)
+        name: "completions", summary: localize("print a bash, zsh or fish completion script"), usage: usage, words: shells, run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.count == 1, let shell = parsed.positionals.first, shells.contains(shell) else {

@@ -2,7 +2,7 @@ import DesktopServices
 
 /// `ccrelay config check|path`.
 enum ConfigCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay config check [--config PATH]
                ccrelay config path
 
@@ -17,10 +17,10 @@ enum ConfigCommand {
         Options:
           --config PATH  check this file instead
           -h, --help     show this help
-        """
+        """)
 
     static let command = Subcommand(
-        name: "config", summary: "check the configuration file, or print its path", usage: usage, valued: ["config"],
+        name: "config", summary: localize("check the configuration file, or print its path"), usage: usage, valued: ["config"],
         words: ["check", "path"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

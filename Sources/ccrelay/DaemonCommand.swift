@@ -11,7 +11,7 @@ import Glibc
 /// exec'ing `ccrelay-daemon` (same process, so systemd's notify socket,
 /// watchdog and signals reach it unchanged).
 enum DaemonCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay daemon [--config PATH] [--autostart]
 
         Logs in to the campus CC server and sends keep-alives every `interval`
@@ -40,10 +40,10 @@ enum DaemonCommand {
 
         Exit status: 0 after a requested stop, 1 when it cannot start (the reason and
         the fix are printed), 2 on a usage error.
-        """
+        """)
 
     static let command = Subcommand(
-        name: "daemon", summary: "keep this computer logged in (normally run by systemd)", usage: usage,
+        name: "daemon", summary: localize("keep this computer logged in (normally run by systemd)"), usage: usage,
         flags: ["autostart"], valued: ["config"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

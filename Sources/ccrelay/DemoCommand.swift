@@ -1,6 +1,6 @@
 /// `ccrelay demo`: the scripted scenario of the README, for an installed copy.
 enum DemoCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay demo
 
         Plays a one-minute scenario against a private CC server simulator (ccsim)
@@ -16,10 +16,10 @@ enum DemoCommand {
           -h, --help  show this help
 
         Exit status: 0 when the scenario ran to the end, 1 otherwise.
-        """
+        """)
 
     static let command = Subcommand(
-        name: "demo", summary: "play the one-minute scenario against a private simulator", usage: usage, run: run)
+        name: "demo", summary: localize("play the one-minute scenario against a private simulator"), usage: usage, run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("demo", "unexpected argument '\(parsed.positionals[0])'") }

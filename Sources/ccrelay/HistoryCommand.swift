@@ -5,7 +5,7 @@ import SessionLogic
 
 /// `ccrelay history`: the alert journal, newest first.
 enum HistoryCommand {
-    static let usage = """
+    static let usage = fill(localize("""
         Usage: ccrelay history [--limit N] [--kind KIND] [--json]
 
         Lists the alerts ccrelay raised, newest first, with the time, the kind, the
@@ -19,7 +19,7 @@ enum HistoryCommand {
         Options:
           --limit N    show at most N alerts (1-1000, default 20)
           --kind KIND  only alerts of this kind:
-                       \(AlertKind.allCases.map(\.rawValue).joined(separator: " "))
+                       %s
           --json       print a JSON array of objects with id, kind, title, body,
                        urgency, posted_at, acknowledged, acknowledged_at (ISO 8601,
                        UTC, or null), notification_id (or null), forwarded (the
@@ -27,10 +27,10 @@ enum HistoryCommand {
           -h, --help   show this help
 
         Exit status: 0 ok, 1 the journal cannot be read, 2 usage error.
-        """
+        """), AlertKind.allCases.map(\.rawValue).joined(separator: " "))
 
     static let command = Subcommand(
-        name: "history", summary: "list the alerts raised so far, newest first", usage: usage, flags: ["json"],
+        name: "history", summary: localize("list the alerts raised so far, newest first"), usage: usage, flags: ["json"],
         valued: ["limit", "kind"], values: ["kind": AlertKind.allCases.map(\.rawValue)], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

@@ -11,7 +11,7 @@ import Glibc
 /// with `--save-password`, stores the campus password in the desktop keyring
 /// (Secret Service), asking for it on the terminal.
 enum LoginCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay login [--wait SECONDS]
                ccrelay login --save-password --user ID [--password-stdin]
 
@@ -35,10 +35,10 @@ enum LoginCommand {
 
         Exit status: 0 logged in (or saved), 1 the server refused, the wait ran out,
         or the keyring failed, 2 usage error, 3 the daemon is not running.
-        """
+        """)
 
     static let command = Subcommand(
-        name: "login", summary: "log in now, or save your campus password in the keyring", usage: usage,
+        name: "login", summary: localize("log in now, or save your campus password in the keyring"), usage: usage,
         flags: ["save-password", "password-stdin"], valued: ["user", "wait"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

@@ -1,6 +1,6 @@
 /// `ccrelay logout`: ends the campus session; the daemon stays, idle.
 enum LogoutCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay logout
 
         Asks the running daemon to log out of the campus CC server (outside network
@@ -12,9 +12,9 @@ enum LogoutCommand {
 
         Exit status: 0 logged out, 1 no answer, 2 usage error, 3 the daemon is not
         running.
-        """
+        """)
 
-    static let command = Subcommand(name: "logout", summary: "log out of the campus network now", usage: usage, run: run)
+    static let command = Subcommand(name: "logout", summary: localize("log out of the campus network now"), usage: usage, run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("logout", "unexpected argument '\(parsed.positionals[0])'") }

@@ -9,7 +9,7 @@ import SessionLogic
 /// `ccrelay notify-test`: shows one example of each alert kind through the
 /// desktop's notification server and reports what the server answered.
 enum NotifyTestCommand {
-    static let usage = """
+    static let usage = fill(localize("""
         Usage: ccrelay notify-test [KIND...] [--wait SECONDS] [--json]
 
         Shows one example of every alert ccrelay can raise (or of the KINDs named)
@@ -19,7 +19,7 @@ enum NotifyTestCommand {
         reach you before you rely on them.
 
         Kinds:
-          \(AlertKind.allCases.map(\.rawValue).joined(separator: " "))
+          %s
 
         Options:
           --wait SECONDS  how long to wait for a notification server to appear
@@ -29,10 +29,10 @@ enum NotifyTestCommand {
 
         Exit status: 0 when every bubble was shown, 1 when no notification server
         answered or one refused a bubble, 2 on a usage error.
-        """
+        """), AlertKind.allCases.map(\.rawValue).joined(separator: " "))
 
     static let command = Subcommand(
-        name: "notify-test", summary: "show an example of every alert through the desktop's notifications", usage: usage,
+        name: "notify-test", summary: localize("show an example of every alert through the desktop's notifications"), usage: usage,
         flags: ["json"], valued: ["wait"], words: AlertKind.allCases.map(\.rawValue), run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

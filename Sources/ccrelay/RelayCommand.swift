@@ -2,7 +2,7 @@ import DesktopServices
 
 /// `ccrelay relay test [TARGET]`: a test message through the forwarding path.
 enum RelayCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay relay test [TARGET] [--config PATH]
 
         Sends a test message to every target in the configuration's [relay] group
@@ -18,10 +18,10 @@ enum RelayCommand {
         Exit status: 0 every target took the message, 1 one did not (or the
         configuration is unusable, or has no [relay] targets), 2 usage error
         (also: TARGET names no configured target).
-        """
+        """)
 
     static let command = Subcommand(
-        name: "relay", summary: "send a test message to the alert forwarding targets", usage: usage, valued: ["config"],
+        name: "relay", summary: localize("send a test message to the alert forwarding targets"), usage: usage, valued: ["config"],
         words: ["test"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

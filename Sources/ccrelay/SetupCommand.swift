@@ -13,10 +13,10 @@ import Glibc
 /// login once (and logs out) before it writes anything, then writes the
 /// configuration 0600 with absolute paths and starts ccrelay at login.
 enum SetupCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay setup [--server URL] [--certificate FILE] [--key FILE] [--ca-file FILE]
                              [--pinned-key PIN] [--interface IF] [--user ID --password-stdin]
-                             [--ntfy URL] [--gotify URL] [--webhook URL]
+                             [--p12-password-stdin] [--ntfy URL] [--gotify URL] [--webhook URL]
                              [--yes] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
@@ -53,10 +53,10 @@ enum SetupCommand {
 
         Exit status: 0 when the login worked and the configuration is written,
         1 when it did not (nothing is written), 2 on a usage error.
-        """
+        """)
 
     static let command = Subcommand(
-        name: "setup", summary: "set ccrelay up: server, certificate, a test login, start at login", usage: usage,
+        name: "setup", summary: localize("set ccrelay up: server, certificate, a test login, start at login"), usage: usage,
         flags: ["password-stdin", "yes", "force", "no-autostart", "p12-password-stdin"],
         valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook"],
         values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,

@@ -10,7 +10,7 @@ import Dispatch
 /// clear the badge — no terminal needed. The bus starts the daemon when it
 /// is installed with its D-Bus service file and not running yet.
 enum ShowCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay show
 
         Shows the daemon's status as a notification bubble (the state, the address,
@@ -22,9 +22,9 @@ enum ShowCommand {
           -h, --help  show this help
 
         Exit status: 0 shown, 1 no session bus, 3 the daemon is not running.
-        """
+        """)
 
-    static let command = Subcommand(name: "show", summary: "show the status as a notification bubble", usage: usage, run: run)
+    static let command = Subcommand(name: "show", summary: localize("show the status as a notification bubble"), usage: usage, run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("show", "unexpected argument '\(parsed.positionals[0])'") }

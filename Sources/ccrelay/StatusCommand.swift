@@ -5,7 +5,7 @@ import DesktopServices
 
 /// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
 enum StatusCommand {
-    static let usage = """
+    static let usage = localize("""
         Usage: ccrelay status [--json] [--watch]
 
         Shows what the running daemon knows: the session state (offline, logging-in,
@@ -32,10 +32,10 @@ enum StatusCommand {
 
         Exit status: 0 ok, 1 no session bus or no answer, 2 usage error,
         3 the daemon is not running (without --watch).
-        """
+        """)
 
     static let command = Subcommand(
-        name: "status", summary: "show the session state, time left, badge and last error", usage: usage,
+        name: "status", summary: localize("show the session state, time left, badge and last error"), usage: usage,
         flags: ["json", "watch"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {

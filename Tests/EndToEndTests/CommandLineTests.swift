@@ -9,7 +9,8 @@ import Testing
 /// journal commands without a daemon, and shell completions that work.
 @Suite struct CommandLineTests {
     let ccrelay = DaemonRig.ccrelay
-    static let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "completions"]
+    static let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "relay",
+                           "completions", "demo"]
 
     /// An environment with a private state directory and no session bus.
     func isolated() -> [String: String] {
@@ -25,6 +26,29 @@ import Testing
             #expect(result.standardOutput.hasPrefix("Usage: ccrelay \(command)"), "\(result.standardOutput)")
             #expect(result.standardError.isEmpty)
         }
+    }
+
+    /// The help and the usage errors speak the user's language (LANG), as the alerts do.
+    @Test(arguments: commands)
+    func everyCommandsHelpIsTranslated(_ command: String) throws {
+        for (language, usage, options) in [("zh_CN.UTF-8", "用法：ccrelay \(command)", "选项："), ("zh_TW.UTF-8", "用法：ccrelay \(command)", "選項：")] {
+            let result = try run(ccrelay, [command, "--help"], environment: isolated().merging(["LANG": language, "LANGUAGE": ""]) { $1 })
+            #expect(result.status == 0)
+            #expect(result.standardOutput.hasPrefix(usage) && result.standardOutput.contains(options), "\(language): \(result.standardOutput)")
+        }
+    }
+
+    @Test func theOverviewAndUsageErrorsAreTranslated() throws {
+        let chinese = isolated().merging(["LANG": "zh_CN.UTF-8", "LANGUAGE": ""]) { $1 }
+        let overview = try run(ccrelay, ["--help"], environment: chinese)
+        #expect(overview.standardOutput.hasPrefix("用法：ccrelay <命令> [选项]") && overview.standardOutput.contains("  history      按从新到旧列出已发出的提醒"),
+                "\(overview.standardOutput)")
+        let typo = try run(ccrelay, ["history", "--limt", "3"], environment: isolated().merging(["LANG": "zh_TW.UTF-8", "LANGUAGE": ""]) { $1 })
+        #expect(typo.status == 2)
+        #expect(typo.standardError == "ccrelay: history: 未知選項 “--limt”；你是不是想用 “--limit”？\n試試 “ccrelay history --help”。\n",
+                "\(typo.standardError)")
+        let english = try run(ccrelay, ["history", "--limt", "3"], environment: isolated().merging(["LANG": "C.UTF-8", "LANGUAGE": ""]) { $1 })
+        #expect(english.standardError.contains("unknown option '--limt'; did you mean '--limit'?"), "\(english.standardError)")
     }
 
     @Test func versionHelpAndMistakes() throws {

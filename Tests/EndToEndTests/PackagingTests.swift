@@ -73,7 +73,7 @@ import Testing
             .filter { (try? String(contentsOfFile: $0, encoding: .utf8).contains("localize(")) == true }
         #expect(!sources.isEmpty)
         let template = directory + "/ccrelay.pot"
-        let extracted = try run("/usr/bin/xgettext", ["--language=C", "--keyword=localize", "--from-code=UTF-8", "-o", template] + sources)
+        let extracted = try run(Self.repository + "/scripts/xgettext-swift", [template] + sources)
         #expect(extracted.status == 0, "\(extracted.standardError)")
         for language in ["zh_CN", "zh_TW"] {
             let catalogue = Self.repository + "/resources/po/\(language).po"
