@@ -55,6 +55,8 @@ public final class Daemon {
     /// The badge as last announced.
     var badge = BadgeState(count: 0, urgent: false)
     var location: DaemonLocation
+    /// systemd, the sleep clock, restarting in place.
+    let process: ProcessHooks
     /// Sends the selected alerts to the `[relay]` targets; nil when none are configured.
     var forwarder: AlertForwarder?
 
@@ -83,7 +85,8 @@ public final class Daemon {
          transport: any CCTransport, desktop: any DesktopFace,
          systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
-         storePath: String, log: @escaping (String) -> Void) {
+         storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
+        self.process = process
         self.loop = loop
         self.configuration = configuration
         self.configurationPath = configurationPath
@@ -127,7 +130,7 @@ public final class Daemon {
 
     private func startSession() {
         timer = BootTimer(loop: loop) { [weak self] in self?.timerFired() }
-        sleptSoFar = BootTimer.sleptSinceBoot()
+        sleptSoFar = process.sleptSinceBoot()
         systemWatch = makeSystemWatch { [weak self] event in self?.handle(event) }
         systemWatch?.start()
         startPeriodicWork()
@@ -145,13 +148,13 @@ public final class Daemon {
         } else {
             handle(.start)
         }
-        SystemdNotify.send("READY=1\nSTATUS=\(session.state.rawValue)")
+        process.notify("READY=1\nSTATUS=\(session.state.rawValue)")
     }
 
     /// Stops: logs out first when configured, then calls `done` (on `loop`, where this is called).
     public func stop(done: @escaping () -> Void) {
         loop.preconditionIsCurrent()
-        SystemdNotify.send("STOPPING=1")
+        process.notify("STOPPING=1")
         timer?.disarm()
         stopLocation()
         apply(session.handle(.stop, at: now()).filter { $0 == .sendLogout })
@@ -170,8 +173,8 @@ public final class Daemon {
     /// The systemd watchdog (when WatchdogSec= asks for it) and the daily
     /// certificate check: the only wake-ups besides the session's timer.
     private func startPeriodicWork() {
-        if let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let usec = Int(text), usec > 0 {
-            periodic.append(repeating(every: .microseconds(usec / 2)) { SystemdNotify.send("WATCHDOG=1") })
+        if let period = process.watchdogPeriod {
+            periodic.append(repeating(every: period) { [process] in process.notify("WATCHDOG=1") })
         }
         if let certificate = configuration.certificate {
             periodic.append(repeating(every: .seconds(86_400)) { [weak self] in self?.checkCertificate(certificate) })
@@ -235,7 +238,7 @@ public final class Daemon {
         guard fresh != running else { return }
         log("the configuration changed; restarting with it")
         saveSession()
-        DaemonProcess.restart(log: log)
+        process.restart(log)
     }
 
     /// Warns, once a day, when the student certificate expires within 7 days.
@@ -250,7 +253,7 @@ public final class Daemon {
     /// A timer expiry; a sleep logind did not announce shows as time that
     /// CLOCK_BOOTTIME counted and CLOCK_MONOTONIC did not.
     private func timerFired() {
-        let slept = BootTimer.sleptSinceBoot()
+        let slept = process.sleptSinceBoot()
         defer { sleptSoFar = slept }
         if slept - sleptSoFar > .seconds(5) && session.state != .sleeping {
             log("the machine slept without notice; resuming")
@@ -337,7 +340,7 @@ public final class Daemon {
         case .close(let kind): desktop.close(kind)
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
-            SystemdNotify.send("STATUS=\(state.rawValue)")
+            process.notify("STATUS=\(state.rawValue)")
             announceProperties(["State"])
             // The campus session is back: what waited (a logout alert to an
             // internet target) goes out now.

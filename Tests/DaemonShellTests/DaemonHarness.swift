@@ -20,7 +20,10 @@ final class DaemonHarness {
     let folder: String
     let daemon: Daemon
 
-    init(config extra: String = "", passwords: [String: String] = [:]) throws {
+    /// What the daemon asked of its process: systemd notifications, restarts; and the sleep the test makes.
+    let processLog = ProcessLog()
+
+    init(config extra: String = "", passwords: [String: String] = [:], watchdog: Duration? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-shell-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         // `{folder}` in the extra lines is the harness's own folder.
@@ -37,6 +40,9 @@ final class DaemonHarness {
                 system.onEvent = onEvent
                 return system
             }, relayTransport: { [relay] target in relay.lane(for: target) }, storePath: folder + "/alerts.db",
+            process: ProcessHooks(
+                notify: { [processLog] in processLog.notifications.append($0) }, watchdogPeriod: watchdog,
+                sleptSinceBoot: { [processLog] in processLog.slept }, restart: { [processLog] _ in processLog.restarts += 1 }),
             log: { log.lines.append($0) })
         self.log = log
         var failure: Error?
@@ -61,6 +67,14 @@ struct HarnessError: Error, CustomStringConvertible {
 
 private final class LogBox {
     var lines: [String] = []
+}
+
+/// The daemon's process as the harness fakes it.
+final class ProcessLog {
+    var notifications: [String] = []
+    var restarts = 0
+    /// What CLOCK_BOOTTIME minus CLOCK_MONOTONIC says: the test raises it to make the machine "sleep".
+    var slept: Duration = .zero
 }
 
 /// A CC/1 server the test answers by hand: requests wait until answered.
