@@ -40,7 +40,6 @@ public struct Session: Sendable {
     /// The alerts of the episodes under way (failing, logged out, credentials, untrusted), each raised once.
     private var shown: Set<AlertKind> = []
     private var failures = 0
-    private var warned = false
     /// The session was lost (expiry or sleep) and is being won back.
     private var recovering = false
     /// The user logged out while a login was in flight: a session that login
@@ -49,8 +48,14 @@ public struct Session: Sendable {
     /// The user wants to be online (from start until logout or a refusal).
     private var wanted = false
     private var networkUp = true
-    private var asleep = false
-    private var readyToSleepOwed = false
+    private var sleep = Sleep.awake
+    private enum Sleep: Sendable {
+        case awake
+        /// Between logind's PrepareForSleep and the resume; `readyToSleepOwed`:
+        /// the sleep inhibitor is still held, to be released once nothing is in flight.
+        case asleep(readyToSleepOwed: Bool)
+    }
+    private var asleep: Bool { if case .asleep = sleep { true } else { false } }
     private var random: SplitMix64
 
     public init(settings: SessionSettings = SessionSettings(), noticesSeen: Set<String> = []) {
@@ -144,9 +149,9 @@ public struct Session: Sendable {
             effects.append(.cancelTimer)
             return effects
         }
-        if asleep {
-            if readyToSleepOwed && inFlight == nil {
-                readyToSleepOwed = false
+        if case .asleep(let owed) = sleep {
+            if owed && inFlight == nil {
+                sleep = .asleep(readyToSleepOwed: false)
                 effects.append(.readyToSleep)
             }
             effects.append(.cancelTimer)
@@ -313,7 +318,6 @@ public struct Session: Sendable {
             if shown.contains(.loggedOut) { effects.append(.close(.loggedOut)) }
         }
         failures = 0
-        warned = false
         shown.remove(.keepAliveFailing)
         recovering = false
         shown.remove(.loggedOut)
@@ -338,8 +342,7 @@ public struct Session: Sendable {
     private var loginBackoffCap: Duration { recovering ? min(settings.backoffCap, interval) : settings.backoffCap }
 
     private mutating func warnIfNeeded(_ now: Instant, _ effects: inout [SessionEffect]) {
-        guard !warned, failures > 0, let deadline, deadline - now < settings.warnBefore else { return }
-        warned = true
+        guard !shown.contains(.keepAliveFailing), failures > 0, let deadline, deadline - now < settings.warnBefore else { return }
         shown.insert(.keepAliveFailing)
         let seconds = Int((deadline - now).components.seconds)
         effects.append(.post(.keepAliveFailing(remainingSeconds: seconds)))
@@ -390,7 +393,7 @@ public struct Session: Sendable {
         if inFlight == nil, let nextSend { candidates.append(nextSend) }
         if let deadline {
             candidates.append(deadline)
-            if !warned && failures > 0 { candidates.append(deadline - settings.warnBefore) }
+            if !shown.contains(.keepAliveFailing) && failures > 0 { candidates.append(deadline - settings.warnBefore) }
         }
         // A past instant fires at once, but only when nothing is in flight:
         // while a request is out its answer is what comes next (a timer at
@@ -406,20 +409,18 @@ public struct Session: Sendable {
     // MARK: Sleep and network
 
     private mutating func prepareForSleep(_ now: Instant, _ effects: inout [SessionEffect]) {
-        asleep = false
+        sleep = .awake
         // A keep-alive due within half an interval goes out before sleeping.
         if inFlight == nil, deadline != nil, let due = nextSend, due - now < interval / 2 {
             sendKeepAlive(now, &effects)
         }
-        asleep = true
-        readyToSleepOwed = true
+        sleep = .asleep(readyToSleepOwed: true)
         set(.sleeping, &effects)
     }
 
     private mutating func resumed(_ now: Instant, _ effects: inout [SessionEffect]) {
         guard asleep else { return }
-        asleep = false
-        readyToSleepOwed = false
+        sleep = .awake
         failures = 0
         effects.append(.dropConnection)
         resumeSession(now, &effects)
