@@ -1,3 +1,4 @@
+import DBus
 import Foundation
 import TestSupport
 import Testing
@@ -199,6 +200,15 @@ import Testing
         let text = try run(DaemonRig.ccrelay, ["status"], environment: environment)
         #expect(text.standardOutput.contains("unconfigured") && text.standardOutput.contains("Write \(path)"), "\(text.standardOutput)")
         #expect(try run(DaemonRig.ccrelay, ["login"], environment: environment).standardError.contains("not set up"))
+        // The tray says so too, and offers "Set up…" (a login cannot work yet).
+        let watcher = try await RecordingWatcher(on: bus)
+        #expect(await eventually { watcher.service != nil })
+        let service = try #require(watcher.service)
+        let tray = try await watcher.properties(of: service)
+        #expect(tray["IconName"]?.get(String.self) == "io.github.ccrelay.CCRelay-setup" && tray["Status"]?.get(String.self) == "Active")
+        let menu = try await watcher.menu(of: service).entries
+        #expect(menu.first?.1 == "Not set up yet")
+        #expect(menu.first { $0.1 == "Log in" }?.2 == false && menu.first { $0.1 == "Set up…" }?.2 == true, "\(menu)")
 
         // A file with a mistake: still waiting, and the problem names its line.
         try "[server]\nurl = not a url\n".write(toFile: path, atomically: true, encoding: .utf8)
