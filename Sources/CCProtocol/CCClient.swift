@@ -1,6 +1,5 @@
 import CCurl
 import EventLoop
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,12 +33,6 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     private let userAgent: String
     private var easy: CurlEasy
     private var multi: CurlMulti?
-    /// One encoder for every request body (made once: it is not free).
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
     /// What waits behind the exchange in flight.
     private var waiting: [Step] = []
     private var busy = false
@@ -137,14 +130,14 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     /// `POST /cc/v1/session` (on `loop`).
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
                       completion: @escaping (Exchange) -> Void) {
-        let body = encode(LoginRequest(client: client, device: device, user: user, password: password))
+        let body = LoginRequest(client: client, device: device, user: user, password: password).json
         enqueue(.exchange(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion))
     }
 
     /// `POST /cc/v1/session/keepalive` (on `loop`).
     public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
                           completion: @escaping (Exchange) -> Void) {
-        let body = encode(KeepAliveRequest(seq: seq, location: location))
+        let body = KeepAliveRequest(seq: seq, location: location).json
         enqueue(.exchange(
             Request(endpoint: .keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout),
             completion))
@@ -191,10 +184,6 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         multi = nil
         // The same configuration was accepted once, so it is accepted again.
         if let fresh = try? Self.makeHandle(configuration, userAgent: userAgent, base: base) { easy = fresh }
-    }
-
-    private func encode<T: Encodable>(_ value: T) -> String {
-        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// One transfer in the multi handle; `completion` runs on the loop when it is over.

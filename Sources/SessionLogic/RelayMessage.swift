@@ -61,25 +61,25 @@ public enum RelayMessage {
             let url = RelayURL(target.url)
             let topic = url.flatMap { $0.pathSegments.last.map(String.init) } ?? ""
             let root = url.map { $0.scheme + "://" + $0.authority + "/" + $0.pathSegments.dropLast().map { $0 + "/" }.joined() } ?? target.url
-            let body = JSON.object([
-                ("topic", JSON.string(topic)), ("title", JSON.string(alert.title)), ("message", JSON.string(message)),
+            let body = JSONText.object([
+                ("topic", JSONText.string(topic)), ("title", JSONText.string(alert.title)), ("message", JSONText.string(message)),
                 ("priority", String(ntfyPriority(alert.urgency))),
-                ("tags", JSON.array([ntfyTag(alert), "ccrelay", alert.host].map(JSON.string))),
+                ("tags", JSONText.array([ntfyTag(alert), "ccrelay", alert.host].map(JSONText.string))),
             ])
             return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body)
         case .gotify:
-            let body = JSON.object([
-                ("title", JSON.string(alert.title)), ("message", JSON.string(message)),
+            let body = JSONText.object([
+                ("title", JSONText.string(alert.title)), ("message", JSONText.string(message)),
                 ("priority", String(gotifyPriority(alert.urgency))),
-                ("extras", JSON.object([("client::display", JSON.object([("contentType", JSON.string("text/plain"))]))])),
+                ("extras", JSONText.object([("client::display", JSONText.object([("contentType", JSONText.string("text/plain"))]))])),
             ])
             return RelayRequest(url: target.url, headers: headers, body: body)
         case .webhook:
-            let body = JSON.object([
-                ("id", JSON.string(alert.key)), ("kind", JSON.string(alert.kind.rawValue)), ("title", JSON.string(alert.title)),
-                ("body", JSON.string(alert.body)), ("urgency", JSON.string(urgencyName(alert.urgency))),
+            let body = JSONText.object([
+                ("id", JSONText.string(alert.key)), ("kind", JSONText.string(alert.kind.rawValue)), ("title", JSONText.string(alert.title)),
+                ("body", JSONText.string(alert.body)), ("urgency", JSONText.string(urgencyName(alert.urgency))),
                 ("posted_at", String(Int64(alert.postedAt.isFinite ? max(0, min(alert.postedAt, 253_402_300_800)) : 0))),
-                ("host", JSON.string(alert.host)), ("late", alert.late ? "true" : "false"),
+                ("host", JSONText.string(alert.host)), ("late", alert.late ? "true" : "false"),
             ])
             return RelayRequest(url: target.url, headers: headers, body: body)
         }
@@ -136,32 +136,4 @@ public enum RelayBackoff {
         let doublings = min(max(failures, 1), 16) - 1
         return min(.seconds(5 << doublings), cap)
     }
-}
-
-/// The little JSON the relay requests need, written without Foundation.
-enum JSON {
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x2028 || scalar.value == 0x2029:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
-
-    /// An object of already-encoded values, in the given order.
-    static func object(_ members: [(String, String)]) -> String {
-        "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
-    }
-
-    static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
 }
