@@ -1,6 +1,6 @@
 import CCProtocol
 import DBus
-import FoundationEssentials
+import EventLoop
 import SessionLogic
 
 /// A source of location fixes: GeoClue2 on the system bus, or the Location
@@ -23,13 +23,13 @@ extension LocationFix {
     init?(properties: [String: Variant]) {
         guard let latitude = properties["Latitude"]?.get(Double.self), let longitude = properties["Longitude"]?.get(Double.self)
         else { return nil }
-        var seconds = Date().timeIntervalSince1970
+        var seconds = WallClock.now()
         if case .structure(let fields)? = properties["Timestamp"]?.value, fields.count == 2,
            case .uint64(let whole) = fields[0], case .uint64(let micro) = fields[1], whole > 0
         {
             seconds = Double(whole) + Double(micro) / 1e6
         }
         self.init(lat: latitude, lon: longitude, accuracy: properties["Accuracy"]?.get(Double.self) ?? 0,
-                  timestamp: Date(timeIntervalSince1970: seconds.rounded(.down)).formatted(.iso8601))
+                  timestamp: WallClock.iso8601(seconds))
     }
 }

@@ -1,5 +1,4 @@
 import EventLoop
-import FoundationEssentials
 import SessionLogic
 #if canImport(Glibc)
 import Glibc
@@ -63,7 +62,7 @@ public final class AlertStore {
             throw RelayError("\(path) cannot be used now: \(error)", cause: error.cause)
         } catch {
             let damage = error
-            let aside = path + ".broken-\(Int(Date().timeIntervalSince1970))"
+            let aside = path + ".broken-\(Int(WallClock.now()))"
             do throws(SystemError) {
                 try systemCall("rename \(path) to \(aside)") { rename(path, aside) }
                 for companion in [path + "-wal", path + "-shm"] {
@@ -161,7 +160,7 @@ public final class AlertStore {
     }
 
     /// The wall clock, in seconds since the Unix epoch.
-    public static var now: Double { Date().timeIntervalSince1970 }
+    public static var now: Double { WallClock.now() }
 
     // MARK: Notices
 

@@ -1,5 +1,4 @@
 import FileAccess
-import FoundationEssentials
 import SessionLogic
 #if canImport(Glibc)
 import Glibc

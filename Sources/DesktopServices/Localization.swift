@@ -1,5 +1,4 @@
 import CLinux
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -37,6 +36,6 @@ public enum Localization {
         guard let folder = ExecutableLocation.directory else { return nil }
         // The build tree; an installed bin/; an installed libexec/ccrelay/ (the daemon).
         let candidates = [folder + "/locale", folder + "/../share/locale", folder + "/../../share/locale"]
-        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+        return candidates.first { access($0, F_OK) == 0 }
     }
 }

@@ -1,0 +1,24 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The wall clock (CLOCK_REALTIME) without Foundation: the journal's times
+/// and the timestamps sent to the server.
+public enum WallClock {
+    /// Seconds since the Unix epoch.
+    public static func now() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// `seconds` (since the epoch, rounded down) as ISO 8601 in UTC, such as `2026-11-29T14:05:00Z`.
+    public static func iso8601(_ seconds: Double) -> String {
+        var time = time_t(seconds.isFinite ? max(0, min(seconds, 253_402_300_799)).rounded(.down) : 0)
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return "1970-01-01T00:00:00Z" }
+        var text = [CChar](repeating: 0, count: 32)
+        let length = strftime(&text, text.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+        return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
