@@ -96,7 +96,7 @@ import Testing
     }
 }
 
-/// What the watcher on the rig's bus has registered.
+/// What the watcher on the rig's bus has registered (for a failure message).
 private func registered(_ rig: DaemonRig) -> String {
     let result = try? run("/usr/bin/dbus-send", ["--bus=" + rig.bus.address, "--print-reply", "--dest=org.kde.StatusNotifierWatcher",
                                                 "/StatusNotifierWatcher", "org.freedesktop.DBus.Properties.Get",
@@ -105,7 +105,7 @@ private func registered(_ rig: DaemonRig) -> String {
 }
 
 /// A real tray host: Debian's status-notifier-watcher and gtk-sni-tray-standalone
-/// on a display of the test's own; the screenshot (in .build/test-artifacts)
+/// on a display of the test's own; the screenshot (in .build/debug/test-artifacts)
 /// must show the state's icon, by its colour.
 @Suite struct TrayHostTests {
     static let artifacts = buildProductsDirectory.appendingPathComponent("test-artifacts").path
