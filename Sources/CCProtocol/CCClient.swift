@@ -90,22 +90,13 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         -> CurlEasy
     {
         let easy = CurlEasy()
-        try easy.set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
         // Campus authentication never goes through a proxy, whatever the environment says.
-        try easy.set(CURLOPT_PROXY, "", "disabling proxies")
-        try easy.set(CURLOPT_NOPROXY, "*", "disabling proxies")
-        try easy.set(CURLOPT_FOLLOWLOCATION, 0, "refusing redirects")
-        try easy.set(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
-        try easy.set(CURLOPT_PROTOCOLS_STR, base.scheme, "the protocol")
-        try easy.set(CURLOPT_SSL_VERIFYPEER, 1, "server certificate verification")
-        try easy.set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
-        try easy.set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")
+        try easy.setStrictTransport(scheme: base.scheme, caFile: configuration.caFile, caFileName: "ca-file", userAgent: userAgent)
         try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "TCP keep-alive")
         // No cached names: a new connection (rare: one is kept) resolves
         // afresh, so a network change never reuses another network's answer.
         try easy.set(CURLOPT_DNS_CACHE_TIMEOUT, 0, "no DNS cache")
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout), "the connect timeout")
-        if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile, "ca-file \(caFile)") }
         if let pin = configuration.pinnedKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, pin, "pinned-key") }
         if let interface = configuration.interface {
             try easy.set(CURLOPT_INTERFACE, "if!" + interface, "interface \(interface)")

@@ -1,6 +1,7 @@
 import EventLoop
 import COpenSSL
 import FileAccess
+import SessionLogic
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,7 +30,7 @@ public enum CredentialFiles {
     public static func inspect(certificate: String, key: String?, passphrase: String?) throws(ClientConfigurationError)
         -> CertificateFacts
     {
-        let isPKCS12 = certificate.lowercased().hasSuffix(".p12") || certificate.lowercased().hasSuffix(".pfx")
+        let isPKCS12 = Configuration.isPKCS12Bundle(certificate)
         let certificateBytes = try read(certificate, what: "certificate", key: "auth.certificate")
         let x509: OpaquePointer
         let privateKey: OpaquePointer

@@ -39,6 +39,24 @@ final class CurlEasy {
         try check(ccurl_setopt_pointer(handle, option, pointer), what)
     }
 
+    /// The transport rules every ccrelay request keeps, to the CC server and
+    /// to a relay target alike: never through a proxy (whatever the
+    /// environment says), no redirects, no signals, only `scheme`, and TLS 1.2
+    /// or newer with the peer and its name verified against `caFile` (the
+    /// system's store when nil).
+    func setStrictTransport(scheme: String, caFile: String?, caFileName: String, userAgent: String) throws(ClientConfigurationError) {
+        try set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
+        try set(CURLOPT_PROXY, "", "disabling proxies")
+        try set(CURLOPT_NOPROXY, "*", "disabling proxies")
+        try set(CURLOPT_FOLLOWLOCATION, 0, "refusing redirects")
+        try set(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+        try set(CURLOPT_PROTOCOLS_STR, scheme, "the protocol")
+        try set(CURLOPT_SSL_VERIFYPEER, 1, "server certificate verification")
+        try set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
+        try set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")
+        if let caFile { try set(CURLOPT_CAINFO, caFile, "\(caFileName) \(caFile)") }
+    }
+
     private func check(_ code: CURLcode, _ what: String) throws(ClientConfigurationError) {
         guard code == CURLE_OK else {
             throw ClientConfigurationError("libcurl refused \(what): \(String(cString: curl_easy_strerror(code)))")

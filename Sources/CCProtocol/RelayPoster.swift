@@ -63,17 +63,8 @@ public final class RelayPoster: RelayTransport {
         easy.clearError()
         do throws(ClientConfigurationError) {
             try easy.set(CURLOPT_URL, request.url, "the relay URL")
-            try easy.set(CURLOPT_PROTOCOLS_STR, scheme, "the protocol")
-            try easy.set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
-            // Like the CC/1 client: straight to the target, whatever proxy the environment names.
-            try easy.set(CURLOPT_PROXY, "", "disabling proxies")
-            try easy.set(CURLOPT_NOPROXY, "*", "disabling proxies")
-            try easy.set(CURLOPT_FOLLOWLOCATION, 0, "refusing redirects")
-            try easy.set(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
-            try easy.set(CURLOPT_SSL_VERIFYPEER, 1, "server certificate verification")
-            try easy.set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
-            try easy.set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")
-            if let caFile { try easy.set(CURLOPT_CAINFO, caFile, "[relay] ca-file \(caFile)") }
+            // The CC/1 client's rules: straight to the target, whatever proxy the environment names.
+            try easy.setStrictTransport(scheme: scheme, caFile: caFile, caFileName: "[relay] ca-file", userAgent: userAgent)
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, 10_000, "the connect timeout")
             try easy.set(CURLOPT_TIMEOUT_MS, max(Int(timeout.components.seconds) * 1000, 1), "the request timeout")
             try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")

@@ -1,4 +1,5 @@
 import CCurl
+import SessionLogic
 
 /// Where and how to reach the CC server: the `[server]` and `[auth]` facts
 /// of the configuration that the client needs.
@@ -38,9 +39,7 @@ public struct ServerConfiguration: Sendable, Hashable {
 
     /// True when the certificate is a PKCS#12 bundle (by its file name).
     var certificateIsPKCS12: Bool {
-        guard let certificate else { return false }
-        let lower = certificate.lowercased()
-        return lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
+        certificate.map { Configuration.isPKCS12Bundle($0) } ?? false
     }
 }
 

@@ -112,7 +112,7 @@ final class AlertForwarder {
             kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
             host: host, late: late)
         let request = RelayMessage.request(
-            alert, to: lane.target, raisedAt: Self.localTime(item.postedAt), localize: Localization.localize)
+            alert, to: lane.target, raisedAt: WallClock.localMinute(item.postedAt), localize: Localization.localize)
         lane.busy = true
         lane.transport.post(request) { [weak self, weak lane] answer in
             guard let self, let lane else { return }
@@ -164,15 +164,5 @@ final class AlertForwarder {
     /// refuses these requests, and retrying will not change that.
     static func isRefusal(_ status: Int) -> Bool {
         (400..<500).contains(status) && ![408, 425, 429].contains(status)
-    }
-
-    /// `seconds` since the epoch as local time, `2026-12-01 02:13`.
-    static func localTime(_ seconds: Double) -> String {
-        var time = time_t(seconds.isFinite ? max(0, min(seconds, 253_402_300_799)) : 0)
-        var parts = tm()
-        guard localtime_r(&time, &parts) != nil else { return "?" }
-        var text = [CChar](repeating: 0, count: 64)
-        let length = strftime(&text, text.count, "%Y-%m-%d %H:%M", &parts)
-        return String(decoding: text.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -6,12 +6,6 @@ import EventLoop
 /// by `ccrelay setup` (never in a file): looked up once, before the daemon
 /// checks its configuration, on a loop of its own that ends with the lookup.
 enum BundlePassword {
-    /// Whether `certificate` names a PKCS#12 bundle (`.p12`/`.pfx`).
-    static func isBundle(_ certificate: String) -> Bool {
-        let lower = certificate.lowercased()
-        return lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
-    }
-
     /// The keyring's password for `certificate`, or nil: none stored, no
     /// session bus or keyring, or no answer within 40 s (a keyring waiting to
     /// be unlocked). `log` hears why there was none, when it was an error.

@@ -14,7 +14,7 @@ public enum ConfigurationCheck {
     public static func load(_ path: String, bundlePassword: String? = nil, log: (String) -> Void = { _ in }) -> ConfigurationParser.Result {
         var result = ConfigurationFile.load(path)
         guard var configuration = result.configuration else { return result }
-        if let certificate = configuration.certificate, BundlePassword.isBundle(certificate) {
+        if let certificate = configuration.certificate, Configuration.isPKCS12Bundle(certificate) {
             configuration.bundlePassword = bundlePassword ?? BundlePassword.lookUp(certificate, log: log)
             result.configuration = configuration
         }

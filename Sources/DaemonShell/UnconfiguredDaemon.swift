@@ -66,8 +66,7 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     /// Under systemd's WatchdogSec=, waiting is alive too.
     private func keepTheWatchdogFed() {
-        guard let text = getenv("WATCHDOG_USEC").map({ String(cString: $0) }), let usec = Int(text), usec > 0 else { return }
-        let period = Duration.microseconds(usec / 2)
+        guard let period = ProcessHooks.systemdWatchdogPeriod() else { return }
         let timer = loop.makeTimer { [weak self] in
             SystemdNotify.send("WATCHDOG=1")
             self?.watchdog?.arm(after: period)

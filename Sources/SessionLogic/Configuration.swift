@@ -33,6 +33,13 @@ public struct Configuration: Sendable, Hashable {
     /// The password of a PKCS#12 `[auth] certificate`: never in the file,
     /// it comes from the keyring (`ccrelay setup` stores it); never logged.
     public var bundlePassword: String?
+    /// Whether `certificate` names a PKCS#12 bundle (by its `.p12`/`.pfx` name):
+    /// it holds its key, and its password may be in the keyring.
+    public static func isPKCS12Bundle(_ certificate: String) -> Bool {
+        let lower = certificate.lowercased()
+        return lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
+    }
+
     /// The line each key was set on (`group.key`, such as `auth.key`), so
     /// that later checks of the value can name it.
     public var lines: [String: Int] = [:]

@@ -87,7 +87,7 @@ enum SetupCommand {
         }
         let user = answer("user", "User name for a password login", required: false)
         let certificate = answer("certificate", "Student certificate (PEM file)", required: user == nil)
-        let bundle = certificate.map { $0.lowercased().hasSuffix(".p12") || $0.lowercased().hasSuffix(".pfx") } ?? false
+        let bundle = certificate.map { Configuration.isPKCS12Bundle($0) } ?? false
         // A PKCS#12 bundle holds its key; its password (empty for none) goes to the keyring.
         let key = certificate == nil || bundle ? nil : answer("key", "Its private key (PEM file)", required: true)
         var bundlePassword: String?
