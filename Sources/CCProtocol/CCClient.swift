@@ -121,14 +121,14 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     /// `POST /cc/v1/session` (on `loop`).
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
                       completion: @escaping (Exchange) -> Void) {
-        let body = LoginRequest(client: client, device: device, user: user, password: password).json
+        let body = Wire.body(LoginRequest(client: client, device: device, user: user, password: password))
         enqueue(.exchange(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion))
     }
 
     /// `POST /cc/v1/session/keepalive` (on `loop`).
     public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
                           completion: @escaping (Exchange) -> Void) {
-        let body = KeepAliveRequest(seq: seq, location: location).json
+        let body = Wire.body(KeepAliveRequest(seq: seq, location: location))
         enqueue(.exchange(
             Request(endpoint: .keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout),
             completion))

@@ -1,7 +1,8 @@
+import FoundationEssentials
 import SessionLogic
 
 /// Who is talking: sent in every login.
-public struct ClientInfo: Sendable, Hashable {
+public struct ClientInfo: Codable, Sendable, Hashable {
     public var name: String
     public var version: String
     public var platform: String
@@ -13,7 +14,7 @@ public struct ClientInfo: Sendable, Hashable {
 }
 
 /// The body of `POST /cc/v1/session`.
-public struct LoginRequest: Sendable {
+public struct LoginRequest: Encodable, Sendable {
     public var client: ClientInfo
     public var device: String
     /// Password login only; the password never comes from a file or argv.
@@ -25,29 +26,15 @@ public struct LoginRequest: Sendable {
         self.user = user
         self.password = password
     }
-
-    /// The JSON body (absent fields left out).
-    public var json: String {
-        var members: [(String, String)] = [
-            ("client", JSONText.object([
-                ("name", JSONText.string(client.name)), ("platform", JSONText.string(client.platform)),
-                ("version", JSONText.string(client.version)),
-            ])),
-            ("device", JSONText.string(device)),
-        ]
-        if let password { members.append(("password", JSONText.string(password))) }
-        if let user { members.append(("user", JSONText.string(user))) }
-        return JSONText.object(members)
-    }
 }
 
 /// Whether the campus wants a location fix with keep-alives.
-public enum LocationPolicy: String, Sendable, Hashable {
+public enum LocationPolicy: String, Codable, Sendable, Hashable {
     case none, optional, required
 }
 
 /// A location fix as sent with a keep-alive.
-public struct LocationFix: Sendable, Hashable {
+public struct LocationFix: Codable, Sendable, Hashable {
     public var lat: Double
     public var lon: Double
     public var accuracy: Double
@@ -62,7 +49,7 @@ public struct LocationFix: Sendable, Hashable {
 }
 
 /// The body of `POST /cc/v1/session/keepalive`.
-public struct KeepAliveRequest: Sendable {
+public struct KeepAliveRequest: Encodable, Sendable {
     /// 1, 2, 3 … per session; a retry of the same report reuses its seq.
     public var seq: UInt64
     public var location: LocationFix?
@@ -70,23 +57,10 @@ public struct KeepAliveRequest: Sendable {
         self.seq = seq
         self.location = location
     }
-
-    /// The JSON body (`location` only with a fix).
-    public var json: String {
-        var members: [(String, String)] = []
-        if let location {
-            members.append(("location", JSONText.object([
-                ("accuracy", JSONText.number(location.accuracy)), ("lat", JSONText.number(location.lat)),
-                ("lon", JSONText.number(location.lon)), ("timestamp", JSONText.string(location.timestamp)),
-            ])))
-        }
-        members.append(("seq", String(seq)))
-        return JSONText.object(members)
-    }
 }
 
 /// A campus announcement relayed by the server. Plain text, never markup.
-public struct Notice: Sendable, Hashable {
+public struct Notice: Codable, Sendable, Hashable {
     public static let textLimit = 1_000
 
     public var id: String
@@ -102,14 +76,21 @@ public struct Notice: Sendable, Hashable {
         self.urgency = urgency
     }
 
+    private enum CodingKeys: String, CodingKey { case id, title, body, urgency }
+
     /// Lenient: missing text (or text of another type) is empty, longer text
     /// is cut, unknown urgency is `normal`. Only the id must be right: a
-    /// string of 1–256 bytes, else the notice is malformed (nil).
-    init?(json: JSONValue) {
-        guard case .object = json, let id = json["id"]?.string, (1...Wire.noticeIDLimit).contains(id.utf8.count) else { return nil }
-        let urgency = json["urgency"]?.string ?? "normal"
+    /// string of 1–256 bytes, else the notice is malformed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func text(_ key: CodingKeys) -> String? { (try? container.decodeIfPresent(String.self, forKey: key)) ?? nil }
+        let id = try container.decode(String.self, forKey: .id)
+        guard (1...Wire.noticeIDLimit).contains(id.utf8.count) else {
+            throw DecodingError.dataCorruptedError(forKey: .id, in: container, debugDescription: "a notice id has 1–256 bytes")
+        }
+        let urgency = text(.urgency) ?? "normal"
         self.init(
-            id: id, title: json["title"]?.string ?? "", body: json["body"]?.string ?? "",
+            id: id, title: text(.title) ?? "", body: text(.body) ?? "",
             urgency: ["low", "normal", "critical"].contains(urgency) ? urgency : "normal")
     }
 }
@@ -151,6 +132,19 @@ public struct KeepAliveGrant: Sendable, Hashable {
 /// the rest of the reply stands), and every number is bounded here, before
 /// any arithmetic sees it.
 enum Wire {
+    /// One encoder for every request body (made once: it is not free; its
+    /// settings are never changed after this).
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// A request's JSON body.
+    static func body<T: Encodable>(_ value: T) -> String {
+        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
     /// PROTOCOL.md's bounds. CC/1 servers grant 5–3600 s; the client accepts
     /// down to 1 s, leniently, so the simulator can play whole scenarios in seconds.
     static let intervalRange = 1...3600
@@ -164,8 +158,7 @@ enum Wire {
     /// The granted address is shown to people: printable ASCII, this long at most.
     static let ipLimit = 64
 
-    /// Each reply is a JSON object (else it is not CC/1: nil).
-    struct LoginReply {
+    struct LoginReply: Decodable {
         var session: String?
         var ip: String?
         var interval: Int?
@@ -173,47 +166,47 @@ enum Wire {
         var location: String?
         var notices = NoticeList()
 
-        init?(_ json: JSONValue) {
-            guard case .object = json else { return nil }
-            session = json["session"]?.string
-            ip = json["ip"]?.string
-            interval = json.boundedInteger("interval", intervalRange)
-            timeout = json.boundedInteger("timeout", timeoutRange)
-            location = json["location"]?.string
-            notices = json.notices()
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Field.self)
+            session = fields.lenientString(.session)
+            ip = fields.lenientString(.ip)
+            interval = fields.boundedInteger(.interval, intervalRange)
+            timeout = fields.boundedInteger(.timeout, timeoutRange)
+            location = fields.lenientString(.location)
+            notices = fields.notices()
         }
     }
 
-    struct KeepAliveReply {
+    struct KeepAliveReply: Decodable {
         var status: String?
         var interval: Int?
         var timeout: Int?
         var notices = NoticeList()
 
-        init?(_ json: JSONValue) {
-            guard case .object = json else { return nil }
-            status = json["status"]?.string
-            interval = json.boundedInteger("interval", intervalRange)
-            timeout = json.boundedInteger("timeout", timeoutRange)
-            notices = json.notices()
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Field.self)
+            status = fields.lenientString(.status)
+            interval = fields.boundedInteger(.interval, intervalRange)
+            timeout = fields.boundedInteger(.timeout, timeoutRange)
+            notices = fields.notices()
         }
     }
 
     /// Error bodies: `{"error", "message"}` or `{"status", "reason", "message"}`.
-    struct ErrorReply {
+    struct ErrorReply: Decodable {
         var error: String?
         var status: String?
         var reason: String?
         var message: String?
         var retryAfter: Int?
 
-        init?(_ json: JSONValue) {
-            guard case .object = json else { return nil }
-            error = json["error"]?.string
-            status = json["status"]?.string
-            reason = json["reason"]?.string
-            message = json["message"]?.string.map { String($0.prefix(Notice.textLimit)) }
-            retryAfter = json.boundedInteger("retry_after", retryAfterRange)
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Field.self)
+            error = fields.lenientString(.error)
+            status = fields.lenientString(.status)
+            reason = fields.lenientString(.reason)
+            message = fields.lenientString(.message).map { String($0.prefix(Notice.textLimit)) }
+            retryAfter = fields.boundedInteger(.retry_after, retryAfterRange)
         }
     }
 
@@ -221,6 +214,10 @@ enum Wire {
     struct NoticeList: Sendable {
         var notices: [Notice] = []
         var dropped = 0
+    }
+
+    enum Field: String, CodingKey {
+        case session, ip, interval, timeout, location, notices, status, error, reason, message, retry_after
     }
 
     /// Why a reply is not valid CC/1.
@@ -273,24 +270,37 @@ enum Wire {
     }
 }
 
-extension JSONValue {
+/// A value decoded on its own: a malformed element becomes nil instead of
+/// failing the array (and the unkeyed container still moves past it).
+private struct Lossy<Value: Decodable>: Decodable {
+    var value: Value?
+    init(from decoder: any Decoder) throws { value = try? Value(from: decoder) }
+}
+
+extension KeyedDecodingContainer where Key == Wire.Field {
+    /// A string, or nil when absent or of another type.
+    func lenientString(_ key: Key) -> String? { (try? decodeIfPresent(String.self, forKey: key)) ?? nil }
+
     /// A number (integer or finite float, of any size or sign) clamped into
     /// `range`, or nil when absent or not a number.
-    func boundedInteger(_ name: String, _ range: ClosedRange<Int>) -> Int? {
-        guard case .number(let text)? = self[name] else { return nil }
-        if let integer = Int(text) { return min(max(integer, range.lowerBound), range.upperBound) }
-        guard let number = Double(text), number.isFinite else { return nil }
+    func boundedInteger(_ key: Key, _ range: ClosedRange<Int>) -> Int? {
+        if let integer = (try? decodeIfPresent(Int.self, forKey: key)) ?? nil {
+            return min(max(integer, range.lowerBound), range.upperBound)
+        }
+        guard let number = (try? decodeIfPresent(Double.self, forKey: key)) ?? nil, number.isFinite else { return nil }
         return Int(min(max(number.rounded(.down), Double(range.lowerBound)), Double(range.upperBound)))
     }
 
     /// `notices`: up to `Wire.noticeLimit` well-formed entries; a value that
     /// is not an array, and every malformed entry, counts as dropped.
     func notices() -> Wire.NoticeList {
-        guard let value = self["notices"], value != .null else { return Wire.NoticeList() }
-        guard case .array(let entries) = value else { return Wire.NoticeList(notices: [], dropped: 1) }
+        guard contains(.notices), (try? decodeNil(forKey: .notices)) != true else { return Wire.NoticeList() }
+        guard let entries = try? decode([Lossy<Notice>].self, forKey: .notices) else {
+            return Wire.NoticeList(notices: [], dropped: 1)
+        }
         var list = Wire.NoticeList()
         for entry in entries {
-            if let notice = Notice(json: entry), list.notices.count < Wire.noticeLimit {
+            if let notice = entry.value, list.notices.count < Wire.noticeLimit {
                 list.notices.append(notice)
             } else {
                 list.dropped += 1

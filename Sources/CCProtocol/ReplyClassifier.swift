@@ -1,4 +1,5 @@
 import CCurl
+import FoundationEssentials
 import SessionLogic
 
 /// Turns what came back from the server into an `Outcome`: pure functions
@@ -12,11 +13,13 @@ enum ReplyClassifier {
     static let bodyLimit = 64 * 1024
 
     static func classify(_ endpoint: Endpoint, status: Int, body: [UInt8], retryAfterHeader: String?) -> Outcome {
+        let decoder = JSONDecoder()
+        let data = Data(body)
         // Decoded only for the statuses that carry one (not for every accepted keep-alive).
-        var error: Wire.ErrorReply? { JSONReader.parse(body).flatMap(Wire.ErrorReply.init) }
+        var error: Wire.ErrorReply? { try? decoder.decode(Wire.ErrorReply.self, from: data) }
         switch (endpoint, status) {
         case (.login, 200), (.login, 201):
-            guard let reply = JSONReader.parse(body).flatMap(Wire.LoginReply.init) else {
+            guard let reply = try? decoder.decode(Wire.LoginReply.self, from: data) else {
                 return .transportFailure(.protocolError("the login reply is not CC/1 JSON"))
             }
             switch Wire.validate(reply) {
@@ -24,7 +27,7 @@ enum ReplyClassifier {
             case .failure(let problem): return .transportFailure(.protocolError(problem.text))
             }
         case (.keepAlive, 200):
-            guard let reply = JSONReader.parse(body).flatMap(Wire.KeepAliveReply.init) else {
+            guard let reply = try? decoder.decode(Wire.KeepAliveReply.self, from: data) else {
                 return .transportFailure(.protocolError("the keep-alive reply is not CC/1 JSON"))
             }
             switch Wire.validate(reply) {

@@ -1,8 +1,8 @@
-/// JSON text written without Foundation's encoder (the CC/1 requests and the
-/// relay messages are a few fields each): strings escaped per RFC 8259,
+/// JSON text for the relay messages, written in the pure core (which has no
+/// Foundation; a message is a few fields): strings escaped per RFC 8259,
 /// members in the order given.
-public enum JSONText {
-    public static func string(_ text: String) -> String {
+enum JSONText {
+    static func string(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -21,12 +21,9 @@ public enum JSONText {
     }
 
     /// An object of already-encoded values, in the given order.
-    public static func object(_ members: [(String, String)]) -> String {
+    static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 
-    public static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
-
-    /// A finite number in its shortest exact form; `null` for NaN or infinity (never invalid JSON).
-    public static func number(_ value: Double) -> String { value.isFinite ? "\(value)" : "null" }
+    static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
 }

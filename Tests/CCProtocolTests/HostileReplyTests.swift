@@ -15,8 +15,10 @@ import Testing
         return ReplyClassifier.classify(.login, status: 201, body: Array(body.utf8), retryAfterHeader: nil)
     }
 
-    func keepAlive(_ body: String) -> Outcome {
-        ReplyClassifier.classify(.keepAlive, status: 200, body: Array(body.utf8), retryAfterHeader: nil)
+    func keepAlive(_ body: String) -> Outcome { keepAlive(Array(body.utf8)) }
+
+    func keepAlive(_ body: [UInt8]) -> Outcome {
+        ReplyClassifier.classify(.keepAlive, status: 200, body: body, retryAfterHeader: nil)
     }
 
     @Test(arguments: [
@@ -79,6 +81,31 @@ import Testing
             return
         }
         #expect(notArray.notices.isEmpty && notArray.droppedNotices == 1)
+    }
+
+    @Test func aBodyThatIsNotJSONIsAProtocolErrorNeverATrap() {
+        let deep = String(repeating: "[", count: 30_000) + String(repeating: "]", count: 30_000)
+        let bodies: [[UInt8]] = [
+            "", " ", "{", "[1,]", "{status:1}", #"{"status":"online"} {}"#, "'single'", "NaN",
+            #"{"status":"online","notices":[\#(deep)]}"#, deep,
+        ].map { Array($0.utf8) } + [
+            [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0x31, 0x7D],  // invalid UTF-8 in a name
+        ]
+        for body in bodies {
+            guard case .transportFailure(.protocolError) = keepAlive(body) else {
+                Issue.record("\(String(decoding: body.prefix(40), as: UTF8.self).debugDescription) is not CC/1")
+                continue
+            }
+        }
+        // What JSONDecoder reads leniently stays a well-formed, bounded reply.
+        let tolerated: [[UInt8]] = [
+            Array("\u{FEFF}{\"status\":\"online\"}".utf8), Array(#"{"status":"online",}"#.utf8),
+            Array(#"{"status":"onl"#.utf8) + [0xC3] + Array(#""}"#.utf8),
+        ]
+        for body in tolerated {
+            #expect(keepAlive(body) == .accepted(KeepAliveGrant(interval: nil, timeout: nil, notices: [])),
+                    "\(String(decoding: body, as: UTF8.self).debugDescription)")
+        }
     }
 
     @Test func theWorkPerReplyIsBounded() {
