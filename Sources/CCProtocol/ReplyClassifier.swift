@@ -11,9 +11,11 @@ enum ReplyClassifier {
     }
 
     static let bodyLimit = 64 * 1024
+    /// One decoder for every reply (made once; its settings are never changed).
+    private static let decoder = JSONDecoder()
 
     static func classify(_ endpoint: Endpoint, status: Int, body: [UInt8], retryAfterHeader: String?) -> Outcome {
-        let decoder = JSONDecoder()
+        let decoder = Self.decoder
         let data = Data(body)
         // Decoded only for the statuses that carry one (not for every accepted keep-alive).
         var error: Wire.ErrorReply? { try? decoder.decode(Wire.ErrorReply.self, from: data) }

@@ -23,8 +23,12 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
     private var owner: pthread_t
     private var watches: [Int32: [EpollWatch]] = [:]
     private var registered: [Int32: UInt32] = [:]
-    /// Armed timers, held weakly: a timer its owner dropped never fires.
-    private var armedTimers: [ObjectIdentifier: WeakTimer] = [:]
+    /// Armed timers, not retained: a timer its owner dropped never fires (its
+    /// deinit takes it off the list, as disarming does). A plain array: a few
+    /// timers at most, walked without allocating on the keep-alive path.
+    private var armedTimers: [Unmanaged<EpollTimer>] = []
+    /// The due timers of one firing, kept for its capacity.
+    private var dueTimers: [EpollTimer] = []
     /// The deadline the timerfd holds now; nil while disarmed.
     private var timerfdDeadline: Duration?
     private var timersChanged = false
@@ -216,12 +220,20 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
 
     fileprivate func armed(_ timer: EpollTimer) {
         preconditionIsCurrent("an event loop's timer")
-        armedTimers[ObjectIdentifier(timer)] = WeakTimer(timer: timer)
+        if !timer.listed {
+            armedTimers.append(Unmanaged.passUnretained(timer))
+            timer.listed = true
+        }
         timersChanged = true
     }
 
-    fileprivate func disarmed(_ timer: ObjectIdentifier) {
-        armedTimers[timer] = nil
+    /// Takes `timer` off the list (also from its deinit).
+    fileprivate func disarmed(_ timer: EpollTimer) {
+        let identity = Unmanaged.passUnretained(timer).toOpaque()
+        guard timer.listed, let index = armedTimers.firstIndex(where: { $0.toOpaque() == identity }) else { return }
+        armedTimers.swapAt(index, armedTimers.count - 1)
+        armedTimers.removeLast()
+        timer.listed = false
         timersChanged = true
     }
 
@@ -229,8 +241,10 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
     private func updateTimerDescriptor() {
         guard timersChanged else { return }
         timersChanged = false
-        armedTimers = armedTimers.filter { $0.value.timer != nil }
-        let earliest = armedTimers.values.compactMap { $0.timer?.deadline }.min()
+        var earliest: Duration?
+        for timer in armedTimers {
+            if let deadline = timer.takeUnretainedValue().deadline, deadline < earliest ?? .seconds(Int64.max) { earliest = deadline }
+        }
         guard earliest != timerfdDeadline else { return }
         var spec = itimerspec()
         if let earliest {
@@ -250,15 +264,23 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
         timerfdDeadline = earliest
     }
 
+    /// Fires the timers due now, earliest first. Each is retained until the
+    /// firing is over (a callback may drop another), and skipped when an earlier
+    /// callback disarmed, moved or dropped it (then only this list holds it).
     private func fireDueTimers() {
         let now = BootClock.now()
-        let due = armedTimers.values.compactMap(\.timer).filter { ($0.deadline ?? .seconds(Int64.max)) <= now }
-            .sorted { $0.deadline! < $1.deadline! }
+        for timer in armedTimers {
+            if let deadline = timer.takeUnretainedValue().deadline, deadline <= now { dueTimers.append(timer.takeUnretainedValue()) }
+        }
+        if dueTimers.count > 1 { dueTimers.sort { $0.deadline ?? now < $1.deadline ?? now } }
         timersChanged = true
-        for timer in due where timer.deadline.map({ $0 <= now }) == true {
+        for index in dueTimers.indices {
+            guard !isKnownUniquelyReferenced(&dueTimers[index]), let deadline = dueTimers[index].deadline, deadline <= now else { continue }
+            let timer = dueTimers[index]
             timer.disarm()
             timer.fired()
         }
+        dueTimers.removeAll(keepingCapacity: true)
     }
 
     // MARK: Tests
@@ -308,6 +330,8 @@ private final class EpollTimer: LoopTimer {
     private weak var loop: EventLoop?
     let fired: () -> Void
     private(set) var deadline: Duration?
+    /// On the loop's list of armed timers (the loop keeps this).
+    fileprivate var listed = false
 
     init(loop: EventLoop, fired: @escaping () -> Void) {
         self.loop = loop
@@ -324,16 +348,12 @@ private final class EpollTimer: LoopTimer {
     func disarm() {
         guard deadline != nil else { return }
         deadline = nil
-        loop?.disarmed(ObjectIdentifier(self))
+        loop?.disarmed(self)
     }
 
     deinit {
-        if deadline != nil { loop?.disarmed(ObjectIdentifier(self)) }
+        loop?.disarmed(self)
     }
-}
-
-private struct WeakTimer {
-    weak var timer: EpollTimer?
 }
 
 /// A `sync` call's work, run on the loop for a thread that waits for its result.

@@ -389,17 +389,21 @@ public struct Session: Sendable {
             effects.append(.cancelTimer)
             return
         }
-        var candidates: [Instant] = []
-        if inFlight == nil, let nextSend { candidates.append(nextSend) }
+        var earliest: Instant?
+        var earliestFuture: Instant?
+        func consider(_ instant: Instant) {
+            earliest = min(earliest ?? instant, instant)
+            if instant > now { earliestFuture = min(earliestFuture ?? instant, instant) }
+        }
+        if inFlight == nil, let nextSend { consider(nextSend) }
         if let deadline {
-            candidates.append(deadline)
-            if !shown.contains(.keepAliveFailing) && failures > 0 { candidates.append(deadline - settings.warnBefore) }
+            consider(deadline)
+            if !shown.contains(.keepAliveFailing) && failures > 0 { consider(deadline - settings.warnBefore) }
         }
         // A past instant fires at once, but only when nothing is in flight:
         // while a request is out its answer is what comes next (a timer at
         // `now` would fire again and again until it came).
-        let future = candidates.filter { $0 > now }.min()
-        if let next = future ?? (inFlight == nil ? candidates.min() : nil) {
+        if let next = earliestFuture ?? (inFlight == nil ? earliest : nil) {
             effects.append(.armTimer(at: max(next, now)))
         } else {
             effects.append(.cancelTimer)

@@ -38,6 +38,41 @@ import Testing
         _ = dropped
     }
 
+    @Test func aCallbackMayDisarmOrDropAnotherDueTimerAndTheRestFireOnceInOrder() throws {
+        let loop = try EventLoop()
+        var fired: [Int] = []
+        var timers: [(any LoopTimer)?] = []
+        for index in 0..<40 {
+            timers.append(loop.makeTimer {
+                fired.append(index)
+                if index == 1 {
+                    timers[2]?.disarm()  // due in the same firing
+                    timers[4] = nil
+                }
+            })
+        }
+        let now = BootClock.now()
+        // All due now, in index order; every third disarmed, every fifth dropped while armed.
+        for (index, timer) in timers.enumerated() { timer?.arm(at: now - .milliseconds(40 - index)) }
+        for index in stride(from: 0, to: 40, by: 3) { timers[index]?.disarm() }
+        for index in stride(from: 0, to: 40, by: 5) { timers[index] = nil }
+        loop.runOnce(timeout: .seconds(5))
+        let expected = (0..<40).filter { $0 % 3 != 0 && $0 % 5 != 0 && $0 != 2 && $0 != 4 }
+        #expect(fired == expected)
+        // Re-armed and disarmed in any order, the loop's list stays exact.
+        fired = []
+        timers[7]?.arm(after: .milliseconds(30))
+        timers[8]?.arm(after: .milliseconds(10))
+        timers[7]?.disarm()
+        timers[11]?.arm(after: .milliseconds(20))
+        timers[8]?.arm(after: .milliseconds(40))
+        timers[13]?.arm(after: .milliseconds(20))
+        timers[13] = nil
+        while fired.count < 2 { loop.runOnce(timeout: .seconds(5)) }
+        loop.runOnce(timeout: .milliseconds(80))
+        #expect(fired == [11, 8])
+    }
+
     @Test func rearmingReplacesTheDeadline() throws {
         let loop = try EventLoop()
         var firedAt: Duration?
