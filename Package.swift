@@ -56,9 +56,10 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop", "DispatchLoop"]),
-        // The daemon shell's rules, without a process.
+        // The daemon shell's rules without a process (its bus face on a private bus).
         .testTarget(
-            name: "DaemonShellTests", dependencies: ["DaemonShell", "CCProtocol", "SessionLogic", "DesktopServices", "DBus", "EventLoop"]),
+            name: "DaemonShellTests",
+            dependencies: ["DaemonShell", "CCProtocol", "SessionLogic", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "SessionLogicTests", dependencies: ["SessionLogic"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),

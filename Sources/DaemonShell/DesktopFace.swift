@@ -38,6 +38,8 @@ final class SessionBusFace: DesktopFace {
     var onReconnected: (() -> Void)?
     private(set) var bus: Connection
     var connection: Connection? { bus }
+    /// Which bus is joined (and rejoined): the session bus, or a test's.
+    private let address: Bus
     private var notifier: Notifier
     private let loop: any EventScheduler
     private let log: (String) -> Void
@@ -48,11 +50,12 @@ final class SessionBusFace: DesktopFace {
     private var tray: TrayIcon?
     private var quitTimer: (any LoopTimer)?
 
-    /// Connects to the session bus (blocking until it says hello).
-    init(loop: any EventScheduler, log: @escaping (String) -> Void) throws(DBusError) {
+    /// Connects to the session bus, or `address` (blocking until it says hello).
+    init(loop: any EventScheduler, log: @escaping (String) -> Void, address: Bus = .session) throws(DBusError) {
         self.loop = loop
         self.log = log
-        bus = try Connection(bus: .session, loop: loop)
+        self.address = address
+        bus = try Connection(bus: address, loop: loop)
         notifier = Notifier(connection: bus, log: log)
     }
 
@@ -192,7 +195,7 @@ final class SessionBusFace: DesktopFace {
 
     private func reconnectNow() {
         do {
-            let connection = try Connection(bus: .session, loop: loop)
+            let connection = try Connection(bus: address, loop: loop)
             notifier.stop()
             bus = connection
             notifier = Notifier(connection: connection, log: log)
@@ -209,6 +212,7 @@ final class SessionBusFace: DesktopFace {
             log("reconnected to the session bus")
         } catch {
             reconnectDelay = min(reconnectDelay * 2, .seconds(60))
+            log("cannot rejoin the session bus (\(error.message)); next try in \(reconnectDelay.components.seconds) s")
             reconnect()
         }
     }

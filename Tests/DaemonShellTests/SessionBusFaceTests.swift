@@ -1,0 +1,77 @@
+import DBus
+import DBusAsync
+@testable import DaemonShell
+import DesktopServices
+import EventLoop
+import Foundation
+import SessionLogic
+import Testing
+import TestSupport
+
+/// The shell's face on the session bus, on a private bus that goes away and
+/// comes back where it was: the face retries with back-off, then owns the
+/// name, serves the control API and the LauncherEntry again, and tells the
+/// daemon (which restarts what used the old connection).
+@Suite struct SessionBusFaceTests {
+    /// Answers the control API; counts what it was asked.
+    final class CountingTarget: ControlTarget {
+        var badgeClears = 0
+        func status() -> DaemonStatus {
+            DaemonStatus(state: "online", badge: 7, urgent: false, remaining: 60, ip: "", server: "", lastError: "",
+                         interval: 20, timeout: 60, location: "none", version: "test")
+        }
+        func clearBadge() -> UInt32 {
+            badgeClears += 1
+            return 7
+        }
+        func requestLogin() {}
+        func requestLogout() {}
+        func journal(limit: Int) -> [JournalEntry] { [] }
+        func showStatus() {}
+        func acknowledge(alert id: Int64) {}
+        func quit() {}
+    }
+
+    @Test func aRestartedBusIsRejoinedWithBackOffAndEverythingServedAgain() async throws {
+        let socket = "/tmp/ccrelay-face-\(UUID().uuidString.prefix(8)).sock"
+        let address = "unix:path=\(socket)"
+        let first = try PrivateBus(socketPath: socket)
+        let thread = EventLoopThread()
+        defer { thread.stop() }
+        let loop = thread.loop
+        let logs = LockedBox<[String]>([])
+        let reconnections = LockedBox(0)
+        let target = CountingTarget()
+        let face = try loop.sync {
+            try SessionBusFace(loop: loop, log: { line in logs.update { $0.append(line) } }, address: .address(address))
+        }
+        loop.sync {
+            face.onReconnected = { reconnections.update { $0 += 1 } }
+            face.start(serving: target, badge: { BadgeState(count: 7, urgent: false) }) { error in
+                if let error { logs.update { $0.append("start: \(error)") } }
+            }
+        }
+        #expect(try await first.waitForName(ControlNames.busName))
+
+        first.stop()
+        // The first try, a second later, finds no bus: the next waits twice as long.
+        #expect(await eventually(timeout: .seconds(20)) { logs.get().contains { $0.contains("next try in 2 s") } }, "\(logs.get())")
+        #expect(reconnections.get() == 0)
+        let second = try PrivateBus(socketPath: socket)
+        #expect(await eventually(timeout: .seconds(20)) { reconnections.get() == 1 }, "\(logs.get())")
+        #expect(logs.get().contains("reconnected to the session bus"))
+
+        let client = try second.connect()
+        defer { client.loop.sync { client.close() } }
+        #expect(try await client.nameOwner(ControlNames.busName) != nil, "the name is claimed again")
+        let cleared = try await client.call(.methodCall(
+            destination: ControlNames.busName, path: ControlNames.path, interface: ControlNames.interface, member: "ClearBadge"))
+        #expect(try cleared.argument(0, as: UInt32.self) == 7, "the control API is served again")
+        #expect(loop.sync { target.badgeClears } == 1)
+        let query = try await client.call(.methodCall(
+            destination: ControlNames.busName, path: LauncherEntry.path, interface: LauncherEntry.interfaceName, member: "Query"))
+        #expect(try query.argument(0, as: String.self) == LauncherEntry.applicationURI, "the LauncherEntry is served again")
+        loop.sync { withExtendedLifetime(face) {} }
+        second.stop()
+    }
+}
