@@ -142,6 +142,7 @@ import Testing
             #expect(info.standardOutput.contains(library), "Depends: \(info.standardOutput)")
         }
         #expect(!info.standardOutput.contains("swift"), "no Swift runtime needed")
+        #expect(info.standardOutput.contains("libc6 (>= 2.36)"), "the loader that reads packed relocations: \(info.standardOutput)")
         let root = try temporaryDirectory("dpkg-root")
         for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log"] {
             try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
