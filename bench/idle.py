@@ -1,7 +1,9 @@
 """The measuring half of bench/idle (see there). For each interval: a ccsim
 of its own; each daemon (fresh state, so a fresh login) warmed up, then
-counted by `perf stat` for some intervals; then curl + sleep for as many
-keep-alives, counted by the rusage of its reaped children."""
+counted by `perf stat` for some intervals; the C floor (bench/floor.c) the
+same way; then curl + sleep for as many keep-alives, counted by the rusage of
+its reaped children. A binary is a build folder holding `ccrelay`, or the
+floor program itself."""
 import json, os, resource, signal, subprocess, sys, time, urllib.request
 
 directory, ccsim, extra = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -46,13 +48,17 @@ def smaps(pid):
 
 def start_daemon(binary, url):
     state = f"{directory}/state-{time.time_ns()}"
+    environment = dict(os.environ, XDG_STATE_HOME=state, DBUS_SYSTEM_BUS_ADDRESS="unix:path=/nonexistent")
+    log = open(f"{directory}/daemon.log", "a")
+    if os.path.isfile(binary):
+        os.makedirs(state)
+        return subprocess.Popen([binary, url, f"{directory}/ca.pem", f"{directory}/client.pem", f"{directory}/client.key", state],
+                                env=environment, stderr=log)
     config = f"{directory}/idle.conf"
     with open(config, "w") as f:
         f.write(f"[server]\nurl = {url}\nca-file = {directory}/ca.pem\n[auth]\ncertificate = {directory}/client.pem\n"
                 f"key = {directory}/client.key\n[keepalive]\nlogout-on-exit = false\n")
     os.chmod(config, 0o600)
-    environment = dict(os.environ, XDG_STATE_HOME=state, DBUS_SYSTEM_BUS_ADDRESS="unix:path=/nonexistent")
-    log = open(f"{directory}/daemon.log", "a")
     return subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
 
 
@@ -126,7 +132,7 @@ for interval in (2, 10):
         print(f"interval {interval} s: per keep-alive, steady state, every thread that lived ({extra} intervals measured)")
         for label, binary in binaries:
             r = measure_daemon(binary, interval, url, control)
-            print(f"  ccrelay {label:18s} {r['switches']:5.1f} context switches  CPU {r['cpu_ms']:.2f} ms  "
+            print(f"  {label:26s} {r['switches']:5.1f} context switches  CPU {r['cpu_ms']:.2f} ms  "
                   f"threads {r['threads']}  RSS {r['rss']:.1f} MiB  private dirty {r['dirty']:.1f} MiB  [{r['keepalives']} keep-alives]")
         c = measure_curl(interval, url, min(extra, 10))
         print(f"  curl + sleep {'':14s} {c['switches']:5.1f} context switches  CPU {c['cpu_ms']:.2f} ms  "
