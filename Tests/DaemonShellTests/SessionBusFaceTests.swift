@@ -42,10 +42,12 @@ import TestSupport
         let logs = LockedBox<[String]>([])
         let reconnections = LockedBox(0)
         let target = CountingTarget()
-        let face = try loop.sync {
+        // Made, used and released on the loop's thread, as the daemon's is.
+        var face: SessionBusFace? = try loop.sync {
             try SessionBusFace(loop: loop, log: { line in logs.update { $0.append(line) } }, address: .address(address))
         }
         loop.sync {
+            guard let face else { return }
             face.onReconnected = { reconnections.update { $0 += 1 } }
             face.start(serving: target, badge: { BadgeState(count: 7, urgent: false) }) { error in
                 if let error { logs.update { $0.append("start: \(error)") } }
@@ -71,7 +73,7 @@ import TestSupport
         let query = try await client.call(.methodCall(
             destination: ControlNames.busName, path: LauncherEntry.path, interface: LauncherEntry.interfaceName, member: "Query"))
         #expect(try query.argument(0, as: String.self) == LauncherEntry.applicationURI, "the LauncherEntry is served again")
-        loop.sync { withExtendedLifetime(face) {} }
+        loop.sync { face = nil }
         second.stop()
     }
 }
