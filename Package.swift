@@ -49,7 +49,7 @@ let package = Package(
             linkerSettings: compactRelocations),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
-            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol"],
+            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "SessionLogic"],
             linkerSettings: compactRelocations),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"], linkerSettings: compactRelocations),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),

@@ -2,6 +2,7 @@ import CCProtocol
 import EventLoop
 import DesktopServices
 import DaemonShell
+import SessionLogic
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,10 +63,13 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
             configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: ccrelayVersion), loop: loop)
         client.login(device: DaemonProcess.deviceName, user: configuration.user, password: password) { exchange in
             guard case .loggedIn(let grant) = exchange.outcome else {
-                log("the server did not log you in: \(exchange.outcome.problem?.sentence ?? "no answer")")
+                log(AlertCatalogue.fill(Localization.localize("the server did not log you in: %s"),
+                                        [exchange.outcome.problem?.sentence ?? Localization.localize("no answer")]))
                 exit(1)
             }
-            let line = "The server logged you in (outside access for \(grant.ip), a keep-alive every \(grant.interval) s); logged out again.\n"
+            let line = AlertCatalogue.fill(
+                Localization.localize("The server logged you in (outside access for %s, a keep-alive every %s s); logged out again."),
+                [grant.ip, String(grant.interval)]) + "\n"
             client.logout(session: grant.session) { _ in
                 _ = line.withCString { write(1, $0, strlen($0)) }
                 exit(0)

@@ -64,11 +64,11 @@ enum SetupCommand {
         run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("setup", "unexpected argument '\(parsed.positionals[0])'") }
-        if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", "--password-stdin goes with --user") }
+        guard parsed.positionals.isEmpty else { return usageError("setup", fill(localize("unexpected argument '%s'"), parsed.positionals[0])) }
+        if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", localize("--password-stdin goes with --user")) }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         if access(path, F_OK) == 0 && !parsed.has("force") {
-            Output.error("setup: \(path) exists; run with --force to replace it (its answers are the defaults then)")
+            Output.error(fill(localize("setup: %s exists; run with --force to replace it (its answers are the defaults then)"), path))
             return ExitStatus.failure
         }
         let current = existingAnswers(path)
@@ -77,32 +77,32 @@ enum SetupCommand {
             if let given = parsed.values[key] { return given }
             let fallback = current[key]
             guard asking else { return fallback }
-            let shown = fallback.map { " [\($0)]" } ?? (required ? "" : " (none)")
+            let shown = fallback.map { " [\($0)]" } ?? (required ? "" : " " + localize("(none)"))
             Output.prompt(question + shown + ": ")
             let typed = String((readLine(strippingNewline: true) ?? "").drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
             return typed.isEmpty ? fallback : typed
         }
-        guard let server = answer("server", "CC server URL", required: true), !server.isEmpty else {
-            return usageError("setup", "the server is needed: --server URL")
+        guard let server = answer("server", localize("CC server URL"), required: true), !server.isEmpty else {
+            return usageError("setup", localize("the server is needed: --server URL"))
         }
-        let user = answer("user", "User name for a password login", required: false)
-        let certificate = answer("certificate", "Student certificate (PEM file)", required: user == nil)
+        let user = answer("user", localize("User name for a password login"), required: false)
+        let certificate = answer("certificate", localize("Student certificate (PEM file, or a .p12/.pfx bundle)"), required: user == nil)
         let bundle = certificate.map { Configuration.isPKCS12Bundle($0) } ?? false
         // A PKCS#12 bundle holds its key; its password (empty for none) goes to the keyring.
-        let key = certificate == nil || bundle ? nil : answer("key", "Its private key (PEM file)", required: true)
+        let key = certificate == nil || bundle ? nil : answer("key", localize("Its private key (PEM file)"), required: true)
         var bundlePassword: String?
         if parsed.has("p12-password-stdin") {
-            guard bundle else { return usageError("setup", "--p12-password-stdin goes with a PKCS#12 --certificate (.p12 or .pfx)") }
+            guard bundle else { return usageError("setup", localize("--p12-password-stdin goes with a PKCS#12 --certificate (.p12 or .pfx)")) }
             bundlePassword = readLine(strippingNewline: true) ?? ""
         } else if bundle && asking {
-            bundlePassword = LoginCommand.askWithoutEcho("Password of the certificate bundle (empty if it has none): ")
+            bundlePassword = LoginCommand.askWithoutEcho(localize("Password of the certificate bundle (empty if it has none): "))
         }
-        let caFile = answer("ca-file", "Campus CA file", required: false)
-        guard user != nil || certificate != nil else { return usageError("setup", "a certificate (--certificate) or a user (--user) is needed") }
+        let caFile = answer("ca-file", localize("Campus CA file"), required: false)
+        guard user != nil || certificate != nil else { return usageError("setup", localize("a certificate (--certificate) or a user (--user) is needed")) }
         var password: String?
         if let user {
             password = parsed.has("password-stdin") ? readLine(strippingNewline: true)
-                : LoginCommand.askWithoutEcho("Campus password for \(user): ")
+                : LoginCommand.askWithoutEcho(fill(localize("Campus password for %s: "), user))
             guard password != nil else { return ExitStatus.failure }
         }
 
@@ -124,12 +124,12 @@ enum SetupCommand {
         let trial = folder + "/.ccrelay-setup-\(getpid()).conf"
         defer { unlink(trial) }
         guard write(text, to: trial) else {
-            Output.error("setup: cannot write in \(folder): \(SystemError.reason(errno))")
+            Output.error(fill(localize("setup: cannot write in %s: %s"), folder, SystemError.reason(errno)))
             return ExitStatus.failure
         }
-        Output.out("Trying to log in to \(server)…")
+        Output.out(fill(localize("Trying to log in to %s…"), server))
         guard tryLogin(trial, bundlePassword: bundlePassword, password: password) else {
-            Output.error("setup: nothing was written; fix the answers above and run ccrelay setup again")
+            Output.error(localize("setup: nothing was written; fix the answers above and run ccrelay setup again"))
             return ExitStatus.failure
         }
         // The passwords go to the keyring before the file appears: a daemon
@@ -141,18 +141,18 @@ enum SetupCommand {
             return ExitStatus.failure
         }
         guard rename(trial, path) == 0 else {
-            Output.error("setup: cannot write \(path): \(SystemError.reason(errno))")
+            Output.error(fill(localize("setup: cannot write %s: %s"), path, SystemError.reason(errno)))
             return ExitStatus.failure
         }
-        Output.out("Wrote \(path).")
+        Output.out(fill(localize("Wrote %s."), path))
         if !relay.isEmpty { testForwarding(path) }
         if !parsed.has("no-autostart") {
             if systemctlUser(["enable", "--now", "ccrelay.service"]) {
-                Output.out("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay).")
+                Output.out(localize("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay)."))
             } else if await startThroughTheBus() {
-                Output.out("ccrelay runs now (started through the session bus) and starts at every login (the desktop's autostart entry).")
+                Output.out(localize("ccrelay runs now (started through the session bus) and starts at every login (the desktop's autostart entry)."))
             } else {
-                Output.out("ccrelay starts at your next login (the desktop's autostart entry); to start it now: ccrelay daemon")
+                Output.out(localize("ccrelay starts at your next login (the desktop's autostart entry); to start it now: ccrelay daemon"))
             }
         }
         return ExitStatus.ok
@@ -196,9 +196,9 @@ enum SetupCommand {
     /// `ccrelay relay test` on the written configuration; a target that does
     /// not take the test message is reported, and the setup stands.
     private static func testForwarding(_ path: String) {
-        Output.out("Sending a test message to each forwarding target…")
+        Output.out(localize("Sending a test message to each forwarding target…"))
         guard let program = helperProgram("ccrelay-daemon"), runToEnd(program, ["--relay-test", "--config", path]) else {
-            Output.error("setup: a forwarding target did not take the test message (see above); fix it in \(path), then: ccrelay relay test")
+            Output.error(fill(localize("setup: a forwarding target did not take the test message (see above); fix it in %s, then: ccrelay relay test"), path))
             return
         }
     }
@@ -233,7 +233,7 @@ enum SetupCommand {
     /// login; on its stdin the bundle's password (`--p12-password-stdin`), then the campus password.
     private static func tryLogin(_ path: String, bundlePassword: String?, password: String?) -> Bool {
         guard let program = helperProgram("ccrelay-daemon") else {
-            Output.error("setup: ccrelay-daemon is missing (reinstall ccrelay)")
+            Output.error(localize("setup: ccrelay-daemon is missing (reinstall ccrelay)"))
             return false
         }
         let input = [bundlePassword, password].compactMap { $0.map { $0 + "\n" } }.joined()
@@ -248,7 +248,7 @@ enum SetupCommand {
             case .bundlePassword(let certificate): "ccrelay setup --certificate \(certificate) --p12-password-stdin --force"
             }
         guard let connection = try? Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.setup")) else {
-            Output.error("setup: no session bus to reach the keyring; save the password later: \(later)")
+            Output.error(fill(localize("setup: no session bus to reach the keyring; save the password later: %s"), later))
             return false
         }
         defer { connection.loop.sync { connection.close() } }
@@ -258,12 +258,12 @@ enum SetupCommand {
             }
         }
         if let failure {
-            Output.error("setup: the keyring did not save the password (\(failure.message)); save it: \(later)")
+            Output.error(fill(localize("setup: the keyring did not save the password (%s); save it: %s"), failure.message, later))
             return false
         }
         switch item {
-        case .campusPassword(let user): Output.out("Saved the campus password of \(user) in your keyring.")
-        case .bundlePassword: Output.out("Saved the certificate's password in your keyring.")
+        case .campusPassword(let user): Output.out(fill(localize("Saved the campus password of %s in your keyring."), user))
+        case .bundlePassword: Output.out(localize("Saved the certificate's password in your keyring."))
         }
         return true
     }

@@ -97,6 +97,25 @@ import Testing
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// A first run in Chinese reads Chinese: the progress, the trial login's answer, the outcome.
+    @Test func setupSpeaksTheUsersLanguage() throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        let arguments = ["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey, "--yes", "--no-autostart"]
+        let refused = try setup(arguments, extraEnvironment: ["LANG": "zh_CN.UTF-8", "LANGUAGE": ""])
+        #expect(refused.status == 1)
+        #expect(refused.standardOutput.contains("正在尝试登录 \(sim.url)…"), "\(refused.standardOutput)")
+        #expect(refused.standardError.contains("服务器没有让你登录：") && refused.standardError.contains("setup：未写入任何内容"),
+                "\(refused.standardError)")
+        let written = try setup(arguments + ["--ca-file", pki.caCertificate], extraEnvironment: ["LANG": "zh_TW.UTF-8", "LANGUAGE": ""])
+        #expect(written.status == 0, "\(written.standardError)")
+        #expect(written.standardOutput.contains("伺服器已讓你登入") && written.standardOutput.contains("已寫入 \(configPath)。"),
+                "\(written.standardOutput)")
+        let again = try setup(arguments, extraEnvironment: ["LANG": "zh_TW.UTF-8", "LANGUAGE": ""])
+        #expect(again.status == 1 && again.standardError.contains("加 --force 執行可替換它"), "\(again.standardError)")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     @Test func nothingIsWrittenWhenTheLoginFailsAndNothingIsReplacedWithoutForce() throws {
         let pki = TestPKI.shared
         let sim = try CCSimProcess()
