@@ -124,7 +124,8 @@ enum SetupCommand {
         let trial = folder + "/.ccrelay-setup-\(getpid()).conf"
         defer { unlink(trial) }
         guard write(text, to: trial) else {
-            Output.error(fill(localize("setup: cannot write in %s: %s"), folder, SystemError.reason(errno)))
+            let reason = SystemError.reason(errno)  // read before gettext may change errno
+            Output.error(fill(localize("setup: cannot write in %s: %s"), folder, reason))
             return ExitStatus.failure
         }
         Output.out(fill(localize("Trying to log in to %s…"), server))
@@ -141,7 +142,8 @@ enum SetupCommand {
             return ExitStatus.failure
         }
         guard rename(trial, path) == 0 else {
-            Output.error(fill(localize("setup: cannot write %s: %s"), path, SystemError.reason(errno)))
+            let reason = SystemError.reason(errno)  // read before gettext may change errno
+            Output.error(fill(localize("setup: cannot write %s: %s"), path, reason))
             return ExitStatus.failure
         }
         Output.out(fill(localize("Wrote %s."), path))
