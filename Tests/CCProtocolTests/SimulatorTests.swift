@@ -7,11 +7,19 @@ import Testing
 /// The simulator's own behaviour: server-side expiry and its control API.
 @Suite struct SimulatorTests {
     @Test func sessionsExpireAfterTimeoutWithoutAKeepAlive() async throws {
-        // A timeout a loaded 2-core machine cannot overrun between two requests.
         let sim = try CCSimProcess(tls: false, ["--interval", "1", "--timeout", "10"])
         let cc = try CCClient(configuration: ServerConfiguration(url: sim.url), client: ClientInfo(version: "1"), loop: TestLoop.shared)
-        guard case .loggedIn(let grant) = await cc.login(device: "d").outcome else { throw TestSetupError("login") }
-        let first = await cc.keepAlive(session: grant.session, seq: 1)
+        // The first keep-alive follows the login on the loop's own thread: no
+        // await between them, which a starved test runner could stretch past the timeout.
+        let (grant, first): (LoginGrant?, Exchange) = await withCheckedContinuation { continuation in
+            TestLoop.shared.execute {
+                cc.login(device: "d") { login in
+                    guard case .loggedIn(let grant) = login.outcome else { return continuation.resume(returning: (nil, login)) }
+                    cc.keepAlive(session: grant.session, seq: 1) { continuation.resume(returning: (grant, $0)) }
+                }
+            }
+        }
+        guard let grant else { throw TestSetupError("login: \(first.outcome)") }
         guard case .accepted = first.outcome else {
             Issue.record("within the timeout the keep-alive is accepted: \(first.outcome)")
             return

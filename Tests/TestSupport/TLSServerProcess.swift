@@ -17,7 +17,7 @@ public final class TLSServerProcess: Sendable {
         process = try ChildProcess("/usr/bin/openssl", arguments)
         url = "https://127.0.0.1:\(port)/"
         // Waited for without blocking a thread of the (2-thread) concurrency pool.
-        guard await eventually(timeout: .seconds(10), { canConnect(port) }) else {
+        guard await eventually(timeout: .seconds(30), { canConnect(port) }) else {
             throw TestSetupError("openssl s_server did not start")
         }
     }
