@@ -19,17 +19,20 @@ enum LocationThresholds {
 }
 
 extension LocationFix {
-    /// A fix from a GeoClue / portal property set; nil without coordinates.
+    /// A fix from a GeoClue / portal property set; nil without coordinates
+    /// on the Earth (a NaN or out-of-range one would make the request's JSON
+    /// unwritable); an accuracy that is not a finite, non-negative number is 0 (unknown).
     init?(properties: [String: Variant]) {
-        guard let latitude = properties["Latitude"]?.get(Double.self), let longitude = properties["Longitude"]?.get(Double.self)
+        guard let latitude = properties["Latitude"]?.get(Double.self), let longitude = properties["Longitude"]?.get(Double.self),
+              (-90.0...90.0).contains(latitude), (-180.0...180.0).contains(longitude)
         else { return nil }
+        let accuracy = properties["Accuracy"]?.get(Double.self).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? 0
         var seconds = WallClock.now()
         if case .structure(let fields)? = properties["Timestamp"]?.value, fields.count == 2,
            case .uint64(let whole) = fields[0], case .uint64(let micro) = fields[1], whole > 0
         {
             seconds = Double(whole) + Double(micro) / 1e6
         }
-        self.init(lat: latitude, lon: longitude, accuracy: properties["Accuracy"]?.get(Double.self) ?? 0,
-                  timestamp: WallClock.iso8601(seconds))
+        self.init(lat: latitude, lon: longitude, accuracy: accuracy, timestamp: WallClock.iso8601(seconds))
     }
 }
