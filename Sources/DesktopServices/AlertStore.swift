@@ -89,16 +89,26 @@ public final class AlertStore {
         }
         database.setBusyTimeout(milliseconds: busyTimeout)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
-        let application = try database.integer("PRAGMA application_id")
+        // Another process may be opening the same new file this very moment
+        // (the autostart entry and a dock's D-Bus activation at first login):
+        // the version is read and the schema brought up to date under one
+        // write lock, so no one ever acts on a version another has moved on.
+        let ours = try database.integer("PRAGMA application_id") == applicationID
         let version = try database.integer("PRAGMA user_version")
-        let tables = try database.integer("SELECT count(*) FROM sqlite_master")
-        guard application == 0 && version == 0 && tables == 0 || application == applicationID else {
-            throw RelayError("not a ccrelay database (application_id \(application), \(tables) schema objects)", cause: .damaged)
+        if !ours || version != schemaVersion {
+            try database.transaction { () throws(RelayError) in
+                let application = try database.integer("PRAGMA application_id")
+                let version = try database.integer("PRAGMA user_version")
+                let tables = try database.integer("SELECT count(*) FROM sqlite_master")
+                guard application == 0 && version == 0 && tables == 0 || application == applicationID else {
+                    throw RelayError("not a ccrelay database (application_id \(application), \(tables) schema objects)", cause: .damaged)
+                }
+                guard version <= schemaVersion else {
+                    throw RelayError("written by a newer ccrelay (schema \(version))", cause: .damaged)
+                }
+                if version < schemaVersion { try migrate(database) }
+            }
         }
-        guard version <= schemaVersion else {
-            throw RelayError("written by a newer ccrelay (schema \(version))", cause: .damaged)
-        }
-        try migrate(database, from: version)
         // Reading every table proves the file is whole before the daemon relies on it.
         do {
             _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session) + (SELECT count(*) FROM outbox)")
@@ -108,37 +118,31 @@ public final class AlertStore {
         return database
     }
 
-    /// Brings a file of schema `version` to `schemaVersion`, one step per transaction.
-    private static func migrate(_ database: SQLiteDatabase, from version: Int64) throws(RelayError) {
-        let steps: [(Int64, String)] = [
-            (1, """
-                CREATE TABLE IF NOT EXISTS notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL);
-                PRAGMA application_id = \(applicationID);
-                """),
-            (2, """
-                CREATE TABLE alerts (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, title TEXT NOT NULL,
-                    body TEXT NOT NULL, urgency INTEGER NOT NULL, posted_at REAL NOT NULL,
-                    notification_id INTEGER, acknowledged INTEGER NOT NULL DEFAULT 0, acknowledged_at REAL);
-                CREATE INDEX alerts_unread ON alerts (acknowledged, kind);
-                CREATE TABLE session (
-                    singleton INTEGER PRIMARY KEY CHECK (singleton = 1), server TEXT NOT NULL,
-                    account TEXT NOT NULL, token TEXT NOT NULL, ip TEXT NOT NULL, interval INTEGER NOT NULL,
-                    timeout INTEGER NOT NULL, seq INTEGER NOT NULL, deadline REAL NOT NULL);
-                """),
-            (3, """
-                CREATE TABLE outbox (
-                    alert_id INTEGER NOT NULL, target TEXT NOT NULL, key TEXT NOT NULL, queued_at REAL NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL, last_error TEXT, answer TEXT,
-                    PRIMARY KEY (alert_id, target));
-                CREATE INDEX outbox_waiting ON outbox (target, delivered_at, alert_id);
-                """),
-        ]
-        for (target, sql) in steps where target > version {
-            try database.transaction { () throws(RelayError) in
-                try database.execute(sql + "\nPRAGMA user_version = \(target);")
-            }
-        }
+    /// Brings the file to `schemaVersion`, inside the caller's write
+    /// transaction. Every step is idempotent (`IF NOT EXISTS`), and every
+    /// step runs whatever the recorded version says: a file whose version is
+    /// behind its tables (left by ccrelay 0.1's migration racing itself) is
+    /// repaired, keeping every row, instead of failing on "table already exists".
+    private static func migrate(_ database: SQLiteDatabase) throws(RelayError) {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL);
+            CREATE TABLE IF NOT EXISTS alerts (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, title TEXT NOT NULL,
+                body TEXT NOT NULL, urgency INTEGER NOT NULL, posted_at REAL NOT NULL,
+                notification_id INTEGER, acknowledged INTEGER NOT NULL DEFAULT 0, acknowledged_at REAL);
+            CREATE INDEX IF NOT EXISTS alerts_unread ON alerts (acknowledged, kind);
+            CREATE TABLE IF NOT EXISTS session (
+                singleton INTEGER PRIMARY KEY CHECK (singleton = 1), server TEXT NOT NULL,
+                account TEXT NOT NULL, token TEXT NOT NULL, ip TEXT NOT NULL, interval INTEGER NOT NULL,
+                timeout INTEGER NOT NULL, seq INTEGER NOT NULL, deadline REAL NOT NULL);
+            CREATE TABLE IF NOT EXISTS outbox (
+                alert_id INTEGER NOT NULL, target TEXT NOT NULL, key TEXT NOT NULL, queued_at REAL NOT NULL,
+                attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL, last_error TEXT, answer TEXT,
+                PRIMARY KEY (alert_id, target));
+            CREATE INDEX IF NOT EXISTS outbox_waiting ON outbox (target, delivered_at, alert_id);
+            PRAGMA application_id = \(applicationID);
+            PRAGMA user_version = \(schemaVersion);
+            """)
     }
 
     private static func makeDirectory(_ directory: String) throws(RelayError) {

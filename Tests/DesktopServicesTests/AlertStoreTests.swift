@@ -88,6 +88,69 @@ import Testing
         #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
     }
 
+    /// Ten openers of one new file at the same moment, as the autostart entry
+    /// and a dock's activation (and `ccrelay history`) do at first login: each
+    /// gets the whole schema and the file ends at the current version.
+    @Test func tenOpenersOfOneNewFileAtOnceAllGetAWholeJournal() throws {
+        for round in 0..<8 {
+            let path = directory + "/round-\(round)/alerts.db"
+            let start = DispatchSemaphore(value: 0)
+            let done = DispatchGroup()
+            let failures = LockedMessages()
+            for opener in 0..<10 {
+                done.enter()
+                Thread.detachNewThread {
+                    defer { done.leave() }
+                    start.wait()
+                    do {
+                        let store = try AlertStore(path: path) { failures.append("opener \(opener): \($0)") }
+                        try store.record(Alert(kind: .notice, title: "from \(opener)", body: "", urgency: .normal))
+                    } catch {
+                        failures.append("opener \(opener): \(error)")
+                    }
+                }
+            }
+            for _ in 0..<10 { start.signal() }
+            done.wait()
+            #expect(failures.all.isEmpty, "round \(round): \(failures.all)")
+            let store = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
+            #expect(try store.alerts(limit: 100).count == 10, "round \(round)")
+            #expect(try sqlite(path, "pragma user_version") == "3", "round \(round)")
+        }
+    }
+
+    /// What ccrelay 0.1's racing migration left behind: every table, but
+    /// `user_version` 1. It is repaired with every row kept, not abandoned.
+    @Test func aFileWhoseVersionIsBehindItsTablesIsRepairedKeepingEveryRow() throws {
+        let path = directory + "/alerts.db"
+        do {
+            let store = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
+            try store.record(alert(.loggedOut, "kept"), forwardTo: { _ in ["webhook https://hooks.example/x"] })
+            try store.record(alert(.notice, "notice"), notice: "n-1")
+        }
+        #expect(try sqlite(path, "pragma user_version = 1") == "")
+        let messages = LockedMessages()
+        let store = try AlertStore(path: path) { messages.append($0) }
+        #expect(messages.all.isEmpty, "nothing moved aside: \(messages.all)")
+        #expect(try store.alerts(limit: 10).map(\.title) == ["notice", "kept"])
+        #expect(store.seenNotices() == ["n-1"])
+        #expect(try store.nextForDelivery(to: "webhook https://hooks.example/x")?.title == "kept")
+        #expect(try sqlite(path, "pragma user_version") == "3")
+        try store.record(alert(.credentials, "after"))
+        #expect(try store.alerts(limit: 10).count == 3)
+    }
+
+    /// One statement through Python's sqlite3 (another program's view of the file).
+    func sqlite(_ path: String, _ statement: String) throws -> String {
+        let result = try run("/usr/bin/python3", ["-c", """
+            import sqlite3
+            c = sqlite3.connect('\(path)', isolation_level=None)
+            for row in c.execute('\(statement)'): print(row[0])
+            """])
+        guard result.status == 0 else { throw TestSetupError("python3: \(result.standardError)") }
+        return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func aFileOfANewerVersionIsMovedAsideNotDowngraded() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/alerts.db"
