@@ -7,49 +7,150 @@ import Glibc
 /// and `cp` replace files by renaming, which a watch on the file itself would
 /// miss), read on the daemon's loop. No polling: nothing wakes the daemon
 /// while the files stay as they are.
+///
+/// The watch holds when the world around the files moves: a folder deleted
+/// or moved away and made again (its parent is watched for its name, and the
+/// watches are laid anew after every such event), and a file that is a
+/// symbolic link (dotfiles): the folder of the file it points to is watched
+/// too, and a change there is reported as a change of the link's path.
 final class FileWatch {
     private let descriptor: Int32
+    private let paths: [String]
     private var watch: (any IOWatch)?
+    /// What each inotify watch stands for: names in a watched folder, each
+    /// with the path it is reported as, or (for a parent) the names of
+    /// watched folders in it.
+    private var watched: [Int32: Watched] = [:]
+
+    private struct Watched {
+        var folder: String
+        /// A file's name in `folder` → the path reported when it changes.
+        var files: [String: Set<String>] = [:]
+        /// A watched folder's name in `folder` (this is its parent).
+        var folders: Set<String> = []
+    }
+
+    private static let fileEvents = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_FROM)
+    private static let folderEvents = UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
 
     /// Calls `changed` with the path (one of `paths`) on `loop` after each
-    /// change: written and closed, moved in, created, removed, its mode changed.
+    /// change: written and closed, moved in, created, removed, its mode
+    /// changed, its folder made again, the file a link points to changed.
     init(paths: [String], loop: any EventScheduler, changed: @escaping (String) -> Void) throws(SystemError) {
         descriptor = try systemCall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
-        var folders: [Int32: (folder: String, names: Set<String>)] = [:]
-        for path in Set(paths) {
-            guard let slash = path.lastIndex(of: "/") else { continue }
-            let folder = slash == path.startIndex ? "/" : String(path[..<slash])
-            let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_ATTRIB)
-            let folderWatch = inotify_add_watch(descriptor, folder, mask)
-            guard folderWatch >= 0 else { continue }
-            folders[folderWatch, default: (folder, [])].names.insert(String(path[path.index(after: slash)...]))
-        }
+        self.paths = Array(Set(paths)).sorted()
+        layWatches()
         let descriptor = descriptor
-        let watched = folders
-        watch = loop.watch(descriptor, for: .readable) { _ in
+        watch = loop.watch(descriptor, for: .readable) { [weak self] _ in
+            guard let self else { return }
             var buffer = [UInt8](repeating: 0, count: 4096)
             var changedPaths: Set<String> = []
+            var moved = false
             while true {
                 let count = read(descriptor, &buffer, buffer.count)
                 guard count > 0 else { break }
                 var offset = 0
                 let header = MemoryLayout<inotify_event>.size
                 while offset + header <= count {
-                    let (watch, length) = buffer.withUnsafeBytes { raw in
-                        (raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self).wd,
-                         Int(raw.loadUnaligned(fromByteOffset: offset, as: inotify_event.self).len))
-                    }
+                    let event = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: inotify_event.self) }
+                    let length = Int(event.len)
                     let nameBytes = buffer[(offset + header)..<min(offset + header + length, count)].prefix { $0 != 0 }
                     let name = String(decoding: nameBytes, as: UTF8.self)
-                    if let entry = watched[watch], entry.names.contains(name) {
-                        changedPaths.insert(entry.folder == "/" ? "/" + name : entry.folder + "/" + name)
-                    }
                     offset += header + length
+                    if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                        // Events were lost: every file may have changed.
+                        moved = true
+                        changedPaths.formUnion(self.paths)
+                        continue
+                    }
+                    guard let entry = self.watched[event.wd] else { continue }
+                    if event.mask & (Self.folderEvents | UInt32(IN_IGNORED)) != 0 {
+                        // The folder itself went (or moved): what it held is gone from that path.
+                        moved = true
+                        changedPaths.formUnion(entry.files.values.joined())
+                        continue
+                    }
+                    if entry.folders.contains(name) {
+                        moved = true
+                    }
+                    if let reported = entry.files[name] {
+                        changedPaths.formUnion(reported)
+                        // A link replaced may point elsewhere now.
+                        if self.paths.contains(entry.folder == "/" ? "/" + name : entry.folder + "/" + name) { moved = true }
+                    }
                 }
+            }
+            if moved {
+                let before = Set(self.watched.values.flatMap { $0.files.values.joined() })
+                self.layWatches()
+                // A folder made again may already hold the file.
+                let after = Set(self.watched.values.flatMap { $0.files.values.joined() })
+                changedPaths.formUnion(after.subtracting(before))
             }
             // One call per file for a burst of events (an editor's write, rename, chmod).
             for path in changedPaths.sorted() { changed(path) }
         }
+    }
+
+    /// (Re)adds a watch for each file's folder, its parent, and the folder
+    /// of the file a link points to; drops the watches no longer wanted
+    /// (a folder moved away keeps its old watch otherwise).
+    private func layWatches() {
+        // One watch per folder, with one mask: a parent is watched only for
+        // entries made, moved and removed (not for every file written in ~/.config).
+        var plan: [String: (mask: UInt32, entry: Watched)] = [:]
+        func want(_ folder: String, _ mask: UInt32, _ update: (inout Watched) -> Void) {
+            var planned = plan[folder] ?? (0, Watched(folder: folder))
+            planned.mask |= mask
+            update(&planned.entry)
+            plan[folder] = planned
+        }
+        for path in paths {
+            var targets = [path]
+            if let resolved = Self.linkTarget(path), resolved != path { targets.append(resolved) }
+            for target in targets {
+                let (folder, name) = Self.split(target)
+                want(folder, Self.fileEvents | Self.folderEvents) { $0.files[name, default: []].insert(path) }
+                if folder != "/" {
+                    let (parent, folderName) = Self.split(folder)
+                    want(parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) { $0.folders.insert(folderName) }
+                }
+            }
+        }
+        var wanted: [Int32: Watched] = [:]
+        for (folder, planned) in plan.sorted(by: { $0.key < $1.key }) {
+            let added = inotify_add_watch(descriptor, folder, planned.mask | UInt32(IN_ONLYDIR))
+            guard added >= 0 else { continue }
+            // Two paths of one folder (a linked folder) share its watch.
+            var entry = wanted[added] ?? Watched(folder: folder)
+            entry.files.merge(planned.entry.files) { $0.union($1) }
+            entry.folders.formUnion(planned.entry.folders)
+            wanted[added] = entry
+        }
+        for wd in watched.keys where wanted[wd] == nil { inotify_rm_watch(descriptor, wd) }
+        watched = wanted
+    }
+
+    /// Where a symbolic link at `path` finally points, when it is one.
+    private static func linkTarget(_ path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard let resolved = realpath(path, &buffer) else {
+            // A dangling link: watch where it says it points, so its target's arrival is seen.
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let count = readlink(path, &target, target.count - 1)
+            guard count > 0 else { return nil }
+            let text = String(decoding: target.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return text.hasPrefix("/") ? text : split(path).folder + "/" + text
+        }
+        return String(cString: resolved)
+    }
+
+    private static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (folder, String(path[path.index(after: slash)...]))
     }
 
     deinit {
