@@ -9,9 +9,29 @@ public enum DaemonProcess {
     /// arguments), which reads the configuration anew; returns only when that
     /// failed, after saying so.
     static func restart(log: (String) -> Void) {
+        closeOnExec()
         var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
         execv("/proc/self/exe", &arguments)
         log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the configuration")
+    }
+
+    /// Marks every descriptor above standard error close-on-exec: the
+    /// fresh copy opens what it needs itself. Not every library opens its
+    /// descriptors so (libcurl's sockets and its wake-up pair did not), and
+    /// each one left open would outlive every later restart: a leak of three
+    /// descriptors and a live connection to the CC server per changed configuration.
+    static func closeOnExec() {
+        guard let folder = opendir("/proc/self/fd") else { return }
+        var descriptors: [Int32] = []
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if let descriptor = Int32(name), descriptor > 2 { descriptors.append(descriptor) }
+        }
+        closedir(folder)
+        for descriptor in descriptors {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0 { _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC) }
+        }
     }
 
     /// This computer's host name: the `device` of a CC/1 login.

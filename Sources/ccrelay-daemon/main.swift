@@ -196,5 +196,9 @@ func waitForConfiguration(_ path: String, problems: [String]) -> Never {
     exit(0)
 }
 
+// A reader of standard error that went away (`ccrelay daemon 2>&1 | head`)
+// must not kill the daemon before it logs out and saves its session: a write
+// to it fails with EPIPE instead, and a failed log line is not fatal.
+signal(SIGPIPE, SIG_IGN)
 Localization.setUp()
 runDaemon(Array(CommandLine.arguments.dropFirst()))

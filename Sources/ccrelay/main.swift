@@ -4,5 +4,8 @@ import DesktopServices
 import Glibc
 #endif
 
+// A closed pipe (`ccrelay history | head`, a helper that exited before
+// reading its input) is an EPIPE error to handle, never a silent death.
+signal(SIGPIPE, SIG_IGN)
 Localization.setUp()
 exit(await CLI.run(Array(CommandLine.arguments.dropFirst())))

@@ -47,6 +47,7 @@ do {
     let (service, control) = try start(options)
     // A plain handler, installed before the URL is announced, so a signal sent
     // the moment the URL is known is never lost. Nothing needs saving: exit.
+    signal(SIGPIPE, SIG_IGN)
     signal(SIGINT) { _ in _exit(0) }
     signal(SIGTERM) { _ in _exit(0) }
     say("url=\(options.tlsCertificate == nil ? "http" : "https")://\(options.address):\(service.port)/")
