@@ -12,7 +12,8 @@ public enum ConfigurationFile {
         return home() + "/.config/ccrelay/ccrelay.conf"
     }
 
-    static func home() -> String { environment("HOME") ?? "/" }
+    /// `$HOME`, or `/`.
+    public static func home() -> String { environment("HOME") ?? "/" }
 
     private static func environment(_ name: String) -> String? {
         getenv(name).map { String(cString: $0) }

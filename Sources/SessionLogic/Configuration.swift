@@ -259,7 +259,7 @@ public enum ConfigurationParser {
     }
 
     /// Drops a comment: a line starting with # or ;, or one behind whitespace.
-    private static func stripComment(_ line: Substring) -> Substring {
+    static func stripComment(_ line: Substring) -> Substring {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
         if trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { return "" }
         var previous: Character = "x"

@@ -106,17 +106,30 @@ enum SetupCommand {
             guard password != nil else { return ExitStatus.failure }
         }
 
-        var lines = ["# Written by ccrelay setup; see ccrelay(1).", "[server]", "url = \(server)"]
-        if let caFile { lines.append("ca-file = \(absolute(caFile))") }
-        if let pin = parsed.values["pinned-key"] ?? current["pinned-key"] { lines.append("pinned-key = \(pin)") }
-        if let interface = parsed.values["interface"] ?? current["interface"] { lines.append("interface = \(interface)") }
-        lines.append("[auth]")
-        if let certificate { lines.append("certificate = \(absolute(certificate))") }
-        if let key { lines.append("key = \(absolute(key))") }
-        if let user { lines.append("user = \(user)") }
-        let relay = relayLines(path, adding: parsed)
-        if !relay.isEmpty { lines += ["[relay]"] + relay }
-        let text = lines.joined(separator: "\n") + "\n"
+        // Every value is checked before it is written: a line break in one would start new keys.
+        var given: [(what: String, value: String)] = [("--server", server)]
+        for (option, value) in [("--ca-file", caFile), ("--certificate", certificate), ("--key", key), ("--user", user)] {
+            if let value { given.append((option, option == "--user" ? value : absolute(value))) }
+        }
+        for option in ["pinned-key", "interface"] + RelayTarget.Service.allCases.map(\.rawValue) {
+            if let value = parsed.values[option] { given.append(("--" + option, value)) }
+        }
+        for (what, value) in given {
+            if let problem = ConfigurationEditor.problem(with: value) {
+                return usageError("setup", "\(what) \(problem)")
+            }
+        }
+        if let password, password.utf8.count > 1024 || password.contains("\0") {
+            Output.error(localize("setup: the password is longer than 1,024 bytes or not text; is standard input the right file?"))
+            return ExitStatus.failure
+        }
+        let text = configurationText(
+            path, current: current, server: server, caFile: caFile.map(absolute), pin: parsed.values["pinned-key"],
+            interface: parsed.values["interface"], certificate: certificate.map(absolute), key: key.map(absolute),
+            bundle: bundle, user: user, relay: RelayTarget.Service.allCases.compactMap { service in
+                parsed.values[service.rawValue].map { (service.rawValue, $0) }
+            })
+        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.relayTargets.isEmpty ?? true)
 
         // The answers are tried from a private file next to the real one, which is written only after a login.
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -147,7 +160,7 @@ enum SetupCommand {
             return ExitStatus.failure
         }
         Output.out(fill(localize("Wrote %s."), path))
-        if !relay.isEmpty { testForwarding(path) }
+        if forwards { testForwarding(path) }
         if !parsed.has("no-autostart") {
             if systemctlUser(["enable", "--now", "ccrelay.service"]) {
                 Output.out(localize("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay)."))
@@ -175,24 +188,30 @@ enum SetupCommand {
         return answers
     }
 
-    /// The `[relay]` group to write: the current configuration's targets,
-    /// kinds and CA file, and the targets the options add.
-    private static func relayLines(_ path: String, adding parsed: ParsedArguments) -> [String] {
-        var lines: [String] = []
-        var configuration: Configuration?
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            configuration = ConfigurationParser.parse(text, file: path, home: getenv("HOME").map { String(cString: $0) } ?? "/").configuration
+    /// The configuration to write: the existing file (kept for `--force`)
+    /// with only the keys setup asked about changed, every other line,
+    /// comment and unknown key as it was; a fresh file otherwise. A value
+    /// equal to the current one is left as written (`~/…` stays `~/…`).
+    private static func configurationText(
+        _ path: String, current: [String: String], server: String, caFile: String?, pin: String?, interface: String?,
+        certificate: String?, key: String?, bundle: Bool, user: String?, relay: [(String, String)]
+    ) -> String {
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; see ccrelay(1).\n" : existing)
+        func update(_ group: String, _ name: String, _ value: String?) {
+            guard let value, value != current[name] else { return }
+            editor.set(group, name, to: value)
         }
-        for target in configuration?.relayTargets ?? [] { lines.append("\(target.service.rawValue) = \(target.url)") }
-        for service in RelayTarget.Service.allCases {
-            guard let url = parsed.values[service.rawValue] else { continue }
-            let line = "\(service.rawValue) = \(url)"
-            if !lines.contains(line) { lines.append(line) }
-        }
-        guard !lines.isEmpty else { return [] }
-        if let selection = configuration?.relaySelection, selection != .standard { lines.append("kinds = \(selection.names.joined(separator: ", "))") }
-        if let caFile = configuration?.relayCAFile { lines.append("ca-file = \(caFile)") }
-        return lines
+        update("server", "url", server)
+        update("server", "ca-file", caFile)
+        update("server", "pinned-key", pin)
+        update("server", "interface", interface)
+        update("auth", "certificate", certificate)
+        // A PKCS#12 bundle holds its key: a key line left from a PEM pair would be refused.
+        if bundle { editor.remove("auth", "key") } else { update("auth", "key", key) }
+        update("auth", "user", user)
+        for (service, url) in relay { editor.add("relay", service, url) }
+        return editor.text
     }
 
     /// `ccrelay relay test` on the written configuration; a target that does
@@ -206,6 +225,7 @@ enum SetupCommand {
     }
 
     private static func absolute(_ path: String) -> String {
+        if path == "~" || path.hasPrefix("~/") { return ConfigurationFile.home() + path.dropFirst() }
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard let resolved = realpath(path, &buffer) else {

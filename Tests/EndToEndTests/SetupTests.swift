@@ -135,4 +135,57 @@ import Testing
         #expect(try sim.sessions().count == 2, "one trial login each time it wrote")
         try? FileManager.default.removeItem(atPath: folder)
     }
+
+    /// A second run changes only what it asks or is told: every other line,
+    /// comment and unknown key of the file stays (issue 20: `--force` dropped
+    /// `[location] mode = off`, which silently became `auto`).
+    @Test func aSecondSetupChangesOnlyWhatItIsToldAndKeepsEveryOtherLine() throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        let good = ["--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                    "--ca-file", pki.caCertificate, "--yes", "--no-autostart"]
+        #expect(try setup(good).status == 0)
+        let mine = """
+            # the campus asked for this
+            [location]
+            mode = off   ; never send a fix
+            [keepalive]
+            warn-before = 30
+            logout-on-exit = true
+            [notifications]
+            notices = false
+            mystery = kept
+            """
+        let first = try String(contentsOfFile: configPath, encoding: .utf8)
+        try (first + mine + "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+        chmod(configPath, 0o600)
+        let again = try setup(good + ["--force", "--interface", "lo"])
+        #expect(again.status == 0, "\(again.standardOutput)\n\(again.standardError)")
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        #expect(text.contains(mine), "every line of the user's is kept, in order: \(text)")
+        #expect(text.contains("[server]\nurl = \(sim.url)\nca-file = \(pki.caCertificate)\ninterface = lo\n"), "\(text)")
+        #expect(text.components(separatedBy: "certificate = ").count == 2, "one certificate line: \(text)")
+        let check = try run(DaemonRig.ccrelay, ["config", "check", "--config", configPath])
+        #expect(check.status == 0, "\(check.standardError)")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// A value with a line break would write keys of its own (issue 20:
+    /// `--interface $'lo\n[relay]\nwebhook = …'` wrote a forwarding target).
+    @Test func aValueTheFileCannotHoldIsRefusedAndNothingIsWritten() throws {
+        let pki = TestPKI.shared
+        let base = ["--server", "https://127.0.0.1:1/", "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                    "--yes", "--no-autostart"]
+        for (option, value) in [("--interface", "lo\n[relay]\nwebhook = https://attacker.example/x"),
+                                ("--server", "https://127.0.0.1:1/\r\n[relay]"),
+                                ("--webhook", "https://hooks.example/a\nkinds = notice"),
+                                ("--ca-file", "/tmp/campus ;ca.pem")] {
+            let result = try setup(base + [option, value])
+            #expect(result.status == 2, "\(option): \(result.standardError)")
+            #expect(result.standardError.contains(option), "the option is named: \(result.standardError)")
+            #expect(!result.standardError.contains("attacker") && !result.standardError.contains("\r"), "not echoed: \(result.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: configPath))
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 }
