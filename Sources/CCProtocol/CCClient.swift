@@ -109,6 +109,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
             try easy.set(CURLOPT_KEYPASSWD, configuration.keyPassphrase ?? "", "the key passphrase")
         }
         _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
+        _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
         return easy
     }
 
@@ -195,6 +196,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
             // Ownership: `response` is retained by the completion below until
             // the transfer is over, the only time curl calls the write function with it.
             try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the reply buffer")
+            try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the reply buffer")
             if request.method == "POST" {
                 try easy.set(CURLOPT_CUSTOMREQUEST, nil, "the method")
                 try easy.set(CURLOPT_POST, 1, "POST")
@@ -230,7 +232,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         let outcome: Outcome
         if code == CURLE_OK {
             outcome = ReplyClassifier.classify(
-                endpoint, status: status, body: response.bytes, retryAfterHeader: easy.header("Retry-After"))
+                endpoint, status: status, body: response.bytes, retryAfterHeader: response.retryAfter)
         } else {
             outcome = .transportFailure(
                 ReplyClassifier.transportFailure(

@@ -1,4 +1,7 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libcurl easy handle: keeps its TLS session between requests (its
 /// connection is kept by the multi handle it runs in). Not thread-safe: the
@@ -55,6 +58,9 @@ final class CurlEasy {
         try set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
         try set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")
         if let caFile { try set(CURLOPT_CAINFO, caFile, "\(caFileName) \(caFile)") }
+        // Plain http goes to this computer only: checked on the address curl
+        // connects to, not just on the name the URL gives.
+        if scheme == "http" { try check(ccurl_setopt_opensocket_function(handle, openLoopbackSocketOnly), "the loopback-only socket") }
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(ClientConfigurationError) {
@@ -76,13 +82,31 @@ final class CurlEasy {
         _ = ccurl_getinfo_long(handle, item, &value)
         return value
     }
+}
 
-    /// The value of response header `name`, if it came.
-    func header(_ name: String) -> String? {
-        var found: UnsafeMutablePointer<curl_header>?
-        guard curl_easy_header(handle, name, 0, UInt32(CURLH_HEADER), -1, &found) == CURLHE_OK,
-            let value = found?.pointee.value
-        else { return nil }
-        return String(cString: value)
+/// libcurl's open-socket function for plain-http requests: a socket only
+/// for an address of this computer (127.0.0.0/8, ::1, or ::ffff:127.x);
+/// any other address fails the connection (CURL_SOCKET_BAD) before a byte is sent.
+let openLoopbackSocketOnly: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+    _, _, address in
+    guard let address else { return -1 }
+    let family = address.pointee.family
+    let loopback: Bool = withUnsafePointer(to: &address.pointee.addr) { raw in
+        switch family {
+        case AF_INET:
+            return raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt32(bigEndian: $0.pointee.sin_addr.s_addr) >> 24 == 127 }
+        case AF_INET6:
+            // curl's address storage is a sockaddr_storage: room for the IPv6 form.
+            return raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address6 in
+                withUnsafeBytes(of: address6.pointee.sin6_addr) { bytes in
+                    bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+                        || bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+                }
+            }
+        default:
+            return false
+        }
     }
+    guard loopback else { return -1 }
+    return socket(family, address.pointee.socktype, address.pointee.protocol)
 }

@@ -30,7 +30,9 @@ public protocol RelayTransport: AnyObject {
 /// the daemon's loop, apart from the CC/1 client's, so a slow or hanging
 /// target never holds up a keep-alive. Strict TLS (verification on, TLS 1.2
 /// or newer, no redirects), no proxy (as for CC/1), the URL's own scheme only, every request bounded
-/// by `timeout`, at most 64 KiB of an answer read.
+/// by `timeout`, at most 64 KiB of an answer read. The answer is judged by
+/// its status once its head has come; what is kept of its text has the
+/// request's own secrets taken out (`RelayRequest.redacting`).
 ///
 /// Confinement: used only on `loop`; one request at a time.
 public final class RelayPoster: RelayTransport {
@@ -58,7 +60,7 @@ public final class RelayPoster: RelayTransport {
         self.easy = easy
         var headers: UnsafeMutablePointer<curl_slist>?
         for line in request.headers + ["Expect:", "Accept: application/json"] { headers = curl_slist_append(headers, line) }
-        let response = ResponseBuffer(limit: 64 << 10, truncates: true)
+        let response = ResponseBuffer(limit: Self.answerLimit)
         let scheme = request.url.hasPrefix("http://") ? "http" : "https"
         easy.clearError()
         do throws(ClientConfigurationError) {
@@ -71,9 +73,12 @@ public final class RelayPoster: RelayTransport {
             try easy.set(CURLOPT_POST, 1, "POST")
             try easy.set(CURLOPT_COPYPOSTFIELDS, request.body, "the message")
             _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
+            _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
             // Ownership: `response` is retained by the completion below until
-            // the transfer is over, the only time curl calls the write function with it.
+            // the transfer is over, the only time curl calls the write and
+            // header functions with it.
             try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
+            try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
         } catch {
             curl_slist_free_all(headers)
             return refuse(completion, error.description)
@@ -82,12 +87,17 @@ public final class RelayPoster: RelayTransport {
         self.multi = multi
         let started = multi.start(easy) { [weak self] code in
             curl_slist_free_all(headers)
-            let status = easy.info(CURLINFO_RESPONSE_CODE)
-            let text = Self.printable(response.bytes)
+            let status = response.headComplete ? response.status : easy.info(CURLINFO_RESPONSE_CODE)
+            let text = Self.printable(request.redacting(Self.text(response.bytes)))
+            // A whole head is the target's answer: a 2xx is a delivery even
+            // when its body is slow or endless (stopped at the limit), so
+            // the alert is never sent again for it.
             let failure: String? =
-                if code != CURLE_OK { easy.failureText(code) }
-                else if !(200..<300).contains(status) { "HTTP \(status)" + (text.isEmpty ? "" : ": " + text) }
-                else { nil }
+                if response.headComplete || code == CURLE_OK {
+                    (200..<300).contains(status) ? nil : "HTTP \(status)" + (text.isEmpty ? "" : ": " + text)
+                } else {
+                    request.redacting(easy.failureText(code))
+                }
             // A failed transfer may leave the connection in any state: the next one starts afresh.
             if failure != nil { self?.multi = nil }
             completion(RelayAnswer(status: status, text: text, failure: failure))
@@ -109,10 +119,16 @@ public final class RelayPoster: RelayTransport {
         timer.arm(after: .zero)
     }
 
-    /// The first 300 printable characters of an answer (it is logged and shown).
-    static func printable(_ bytes: [UInt8]) -> String {
-        let text = String(decoding: bytes.prefix(1200), as: UTF8.self)
-        let kept = text.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value) }
+    /// The most of an answer that is read: the transfer stops there.
+    static let answerLimit = 64 << 10
+
+    /// The start of an answer as text, lines kept (for redacting by line).
+    static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes.prefix(4096), as: UTF8.self) }
+
+    /// The first 300 printable characters of an answer (it is logged and shown), lines joined by spaces.
+    static func printable(_ text: String) -> String {
+        let kept = text.unicodeScalars.map { $0 == "\n" ? " " : $0 }
+            .filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value) }
         return String(String.UnicodeScalarView(kept).prefix(300))
     }
 }

@@ -1,20 +1,46 @@
-/// Collects a reply body up to a limit.
+/// Collects a reply: its body up to a limit, and from its head the status
+/// and the headers ccrelay reads (through libcurl's header function, which
+/// every libcurl since 7.10 has).
 final class ResponseBuffer {
     let limit: Int
-    /// Past the limit: keep reading and drop the rest (a relay's answer is
-    /// only shown), instead of failing the transfer (a CC/1 reply must be whole).
-    let truncates: Bool
     var bytes: [UInt8] = []
+    /// The body went past `limit`: the transfer was stopped there.
     var overflowed = false
-    init(limit: Int, truncates: Bool = false) {
+    /// The status of the final head (after any 1xx interim one); 0 before a status line came.
+    var status = 0
+    /// Every header of the final head has come: the status is the answer,
+    /// whatever becomes of the body.
+    var headComplete = false
+    /// `Retry-After`, as sent (at most 64 characters).
+    var retryAfter: String?
+    /// The head's size so far, across every interim head.
+    var headBytes = 0
+    /// The most a head may take before the transfer is stopped.
+    static let headLimit = 64 << 10
+
+    init(limit: Int) {
         self.limit = limit
-        self.truncates = truncates
+    }
+
+    /// One header line (status line, header, or the blank line that ends the head).
+    func takeHeaderLine(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            let words = line.split(separator: " ")
+            status = words.count > 1 ? Int(words[1].prefix(3)) ?? 0 : 0
+            headComplete = false
+            retryAfter = nil
+        } else if line == "\r\n" || line == "\n" {
+            if status >= 200 { headComplete = true }
+        } else if line.prefix(12).lowercased() == "retry-after:" {
+            let value = line.unicodeScalars.dropFirst(12).drop { $0 == " " || $0 == "\t" }.prefix { $0 != "\r" && $0 != "\n" }
+            retryAfter = String(String(String.UnicodeScalarView(value)).prefix(64))
+        }
     }
 }
 
 /// libcurl's write function: appends to the `ResponseBuffer` in the write
-/// data; once the reply exceeds its limit, stops the transfer (returns 0)
-/// or, for a truncating buffer, drops the rest.
+/// data; once the reply exceeds its limit, stops the transfer (returns 0):
+/// nothing past the limit is ever read.
 let appendToResponseBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, context in
     guard let data, let context else { return 0 }
@@ -22,8 +48,22 @@ let appendToResponseBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
     let total = size * count
     guard buffer.bytes.count + total <= buffer.limit else {
         buffer.overflowed = true
-        return buffer.truncates ? total : 0
+        return 0
     }
     data.withMemoryRebound(to: UInt8.self, capacity: total) { buffer.bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: total)) }
+    return total
+}
+
+/// libcurl's header function: hands each header line to the
+/// `ResponseBuffer` in the header data; a head over 64 KiB stops the transfer.
+let takeResponseHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+    data, size, count, context in
+    guard let data, let context else { return 0 }
+    let buffer = Unmanaged<ResponseBuffer>.fromOpaque(context).takeUnretainedValue()
+    let total = size * count
+    buffer.headBytes += total
+    guard buffer.headBytes <= ResponseBuffer.headLimit else { return 0 }
+    let line = data.withMemoryRebound(to: UInt8.self, capacity: total) { String(decoding: UnsafeBufferPointer(start: $0, count: total), as: UTF8.self) }
+    buffer.takeHeaderLine(line)
     return total
 }

@@ -87,9 +87,13 @@ struct ServerURL {
         guard scheme == "https" || scheme == "http" else {
             throw ClientConfigurationError.url("server url '\(text)' must start with https://")
         }
-        if scheme == "http" && !ServerURL.isLoopback(host) {
+        if scheme == "http" && !Loopback.isLoopbackHost(host) {
             throw ClientConfigurationError.url(
                 "server url '\(text)' uses plain http, which is only allowed to a loopback address; use https://")
+        }
+        if part(CURLUPART_USER) != nil || part(CURLUPART_PASSWORD) != nil {
+            throw ClientConfigurationError.url(
+                "server url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring")
         }
         if part(CURLUPART_QUERY) != nil || part(CURLUPART_FRAGMENT) != nil {
             throw ClientConfigurationError.url("server url '\(text)' must not have a query or fragment")
@@ -97,16 +101,4 @@ struct ServerURL {
         base = text.hasSuffix("/") ? text : text + "/"
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: ["[", "]"])
-        if bare == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".")
-        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        String(drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
-    }
 }

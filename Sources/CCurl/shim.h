@@ -11,6 +11,12 @@ static inline CURLcode ccurl_setopt_slist(CURL *h, CURLoption o, struct curl_sli
 static inline CURLcode ccurl_setopt_write_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
     return curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, f);
 }
+static inline CURLcode ccurl_setopt_header_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
+    return curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, f);
+}
+static inline CURLcode ccurl_setopt_opensocket_function(CURL *h, curl_opensocket_callback f) {
+    return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f);
+}
 static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 /* CURLVERSION_NOW is a macro naming the newest struct layout. */
 static inline curl_version_info_data *ccurl_version_info(void) { return curl_version_info(CURLVERSION_NOW); }

@@ -113,7 +113,9 @@ public enum ConfigurationParser {
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
-                error(number, "expected 'key = value', got '\(line)'")
+                // A URL in the line may carry a secret (a token, user:password@): shown without it.
+                let shown = line.contains("://") || group == "relay" ? RelayURL.redacted(line) : line
+                error(number, "expected 'key = value', got '\(shown)'")
                 continue
             }
             let key = String(line[..<equals]).trimmed
@@ -124,9 +126,10 @@ public enum ConfigurationParser {
             }
             guard let keys = knownKeys[group] else { continue }
             guard keys.contains(key) else {
+                let shownKey = key.contains("://") ? RelayURL.redacted(key) : key
                 var message = group == "relay"
-                    ? "unknown target type '\(key)' in [relay] is ignored (known: \(RelayTarget.Service.allCases.map(\.rawValue).joined(separator: ", ")), kinds, ca-file)"
-                    : "unknown key '\(key)' in [\(group)] is ignored"
+                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(RelayTarget.Service.allCases.map(\.rawValue).joined(separator: ", ")), kinds, ca-file)"
+                    : "unknown key '\(shownKey)' in [\(group)] is ignored"
                 if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
                     message += "; did you mean '\(near)'?"
                 }
@@ -178,13 +181,14 @@ public enum ConfigurationParser {
         }
         switch (group, key) {
         case ("server", "url"):
-            guard value.hasPrefix("https://") || value.hasPrefix("http://127.") || value.hasPrefix("http://localhost")
-                || value.hasPrefix("http://[::1]")
-            else {
-                return "url must start with https:// (plain http only to a loopback address), got '\(value)'"
-            }
             guard value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
                 return "url must not contain spaces, tabs or control characters"
+            }
+            guard let url = RelayURL(value) else {
+                return "url must start with https:// (plain http only to a loopback address: 127.0.0.1, [::1] or localhost), got '\(RelayURL.redacted(value))'"
+            }
+            guard !url.authority.contains("@") else {
+                return "url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring (ccrelay login --save-password)"
             }
             c.serverURL = value
         case ("server", "ca-file"):

@@ -35,6 +35,12 @@ public struct RelayRequest: Sendable, Hashable {
     /// `Name: value` lines, without line breaks.
     public var headers: [String]
     public var body: String
+
+    public init(url: String, headers: [String], body: String) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// The publish request each service expects (DESIGN.md `[relay]`):
@@ -135,5 +141,80 @@ public enum RelayBackoff {
     public static func delay(afterFailures failures: Int) -> Duration {
         let doublings = min(max(failures, 1), 16) - 1
         return min(.seconds(5 << doublings), cap)
+    }
+}
+
+extension RelayRequest {
+    /// What this request carries that no one may read back: the URL's user
+    /// information, its query values (gotify's token, a webhook's secret)
+    /// and long path segments (tokens in the path), and the values of its
+    /// credential headers. Each is at least 4 characters (shorter ones say
+    /// nothing and would blot out ordinary words).
+    public var secrets: [String] {
+        var found: [String] = []
+        if let url = RelayURL(url) {
+            if let at = url.authority.lastIndex(of: "@") {
+                let information = String(url.authority[..<at])
+                found.append(information)
+                found += information.split(separator: ":").map(String.init)
+            }
+            if let query = url.query {
+                found.append(query)
+                for item in query.split(separator: "&") {
+                    let value = item.split(separator: "=", maxSplits: 1).dropFirst().first.map(String.init) ?? String(item)
+                    found.append(value)
+                }
+            }
+            found += url.pathSegments.filter { $0.count >= 16 }.map(String.init)
+        }
+        for header in headers {
+            guard let colon = header.firstIndex(of: ":"), Self.isCredential(header[..<colon]) else { continue }
+            let value = header[header.index(after: colon)...].trimmed
+            found.append(value)
+            found += value.split(separator: " ").map(String.init)
+        }
+        var decoded = found.compactMap(Self.percentDecoded)
+        decoded.removeAll { found.contains($0) }
+        return (found + decoded).filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
+    /// `text` (a target's answer) with this request's secrets replaced by
+    /// `…`, and the value of every credential-carrying header line in it
+    /// (a page that echoes the request) cut: what may be logged, stored and shown.
+    public func redacting(_ text: String) -> String {
+        var result = text
+        for secret in secrets { result = result.replacing(secret, with: "…") }
+        let lines = result.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard let colon = line.firstIndex(of: ":"), Self.isCredential(line[..<colon].trimmed[...]) else { return String(line) }
+            return line[..<colon] + ": …"
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A header name that carries credentials: Authorization, Cookie, and
+    /// names with token, secret, password or key in them (not Idempotency-Key, which is not secret).
+    static func isCredential(_ name: Substring) -> Bool {
+        let lower = name.lowercased()
+        guard !lower.isEmpty, lower.count <= 64, lower.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            return false
+        }
+        if lower == "idempotency-key" { return false }
+        return ["authorization", "cookie", "token", "secret", "password", "passwd", "key"].contains { lower.contains($0) }
+    }
+
+    private static func percentDecoded(_ text: String) -> String? {
+        guard text.contains("%") || text.contains("+") else { return nil }
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 }

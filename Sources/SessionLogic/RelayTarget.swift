@@ -80,8 +80,7 @@ struct RelayURL: Hashable {
         let givenHost = Self.host(of: authority)
         let host = givenHost.lowercased()
         guard !host.isEmpty, Self.hasValidPort(authority, host: givenHost) else { return nil }
-        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "[::1]"
-        guard scheme == "https" || scheme == "http" && loopback else { return nil }
+        guard scheme == "https" || scheme == "http" && Loopback.isLoopbackHost(host) else { return nil }
     }
 
     /// The host of `host[:port]` (after any `user:password@`).

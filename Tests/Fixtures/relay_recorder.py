@@ -12,6 +12,10 @@ appends every request it receives (method, path, query, headers, body) to
   --token T                   gotify: the application token it accepts
   --hang-first N              never answer the first N requests (keep them open)
   --cert FILE --key FILE      serve HTTPS with this certificate
+  --behave B                  how to answer a webhook: normal; slow-body (200, then the
+                              body a byte a second); endless-body (200, a body that never
+                              ends, as fast as it is read); echo-401 (401 with a page that
+                              echoes the request: its query, headers and body)
 """
 import argparse
 import json
@@ -30,6 +34,7 @@ arguments.add_argument("--token", default="")
 arguments.add_argument("--hang-first", type=int, default=0)
 arguments.add_argument("--cert")
 arguments.add_argument("--key")
+arguments.add_argument("--behave", choices=["normal", "slow-body", "endless-body", "echo-401"], default="normal")
 options = arguments.parse_args()
 
 lock = threading.Lock()
@@ -62,6 +67,8 @@ class Handler(BaseHTTPRequestHandler):
             # A target that takes the request and never answers.
             time.sleep(3600)
             return
+        if options.behave != "normal" and self.misbehave(body):
+            return
         status, answer = self.answer(url, body)
         data = json.dumps(answer).encode()
         self.send_response(status)
@@ -69,6 +76,36 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def misbehave(self, body):
+        """The hostile answers; true when one was given."""
+        try:
+            if options.behave == "slow-body":
+                self.send_response(200)
+                self.send_header("Content-Length", "60")
+                self.end_headers()
+                for _ in range(60):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(1)
+            elif options.behave == "endless-body":
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.end_headers()
+                chunk = b"y" * 65536
+                while True:
+                    self.wfile.write(chunk)
+            elif options.behave == "echo-401":
+                page = ("401 Unauthorized: you sent %s?%s\n" % (self.path.split("?")[0], urlsplit(self.path).query)
+                        + "".join("%s: %s\n" % item for item in self.headers.items()) + body).encode()
+                self.send_response(401)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        return True
 
     def answer(self, url, body):
         try:

@@ -64,8 +64,8 @@ import Testing
             let length = Int(generator.next() % 12)
             let tail = String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
             let path = "/home/s/" + tail
-            // A URL holds no space (the parser says so); everything else goes in as drawn.
-            let url = "https://cc.example/" + tail.filter { $0 != " " }
+            // A URL holds no space and no fragment (the parser's rules for a URL); everything else goes in as drawn.
+            let url = "https://cc.example/" + tail.filter { $0 != " " && $0 != "#" }
             guard ConfigurationEditor.problem(with: path) == nil, ConfigurationEditor.problem(with: url) == nil else {
                 refused += 1
                 continue

@@ -98,8 +98,48 @@ import Testing
         #expect(tab.configuration == nil && tab.errors.first?.description.contains("f:2: url must not contain") == true)
     }
 
+    func parse(_ text: String) -> ConfigurationParser.Result {
+        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s")
+    }
+
     @Test func theLineOfEveryKeyIsKeptForLaterChecks() {
         let result = ConfigurationParser.parse("[server]\n\nurl = https://x/\n[auth]\nkey = /k\ncertificate = /c\n", file: "f", home: "/h")
         #expect(result.configuration?.lines == ["server.url": 3, "auth.key": 5, "auth.certificate": 6])
+    }
+
+    /// issue 20: plain http was allowed to any host whose name began with
+    /// "127." or "localhost"; only a literal loopback address (or localhost) counts.
+    @Test(arguments: ["http://127.evil.example/", "http://localhost.evil.example/", "http://127.0.0.1.nip.io/",
+                      "http://1270.0.0.1/", "http://[::2]/", "http://127.0.0/"])
+    func plainHTTPToAHostThatOnlyLooksLikeLoopbackIsRefused(url: String) {
+        let server = parse("[server]\nurl = \(url)\n")
+        #expect(server.configuration == nil && server.errors.first?.line == 2, "\(url): \(server.errors)")
+        let relay = parse("[server]\nurl = https://cc.example/\n[relay]\nwebhook = \(url)hook\n")
+        #expect(relay.configuration == nil && relay.errors.first?.line == 4, "\(url): \(relay.errors)")
+    }
+
+    @Test(arguments: ["http://127.0.0.1:8080/", "http://127.1.2.3/", "http://localhost:9/", "http://[::1]:8080/"])
+    func plainHTTPToALoopbackAddressIsAccepted(url: String) {
+        #expect(parse("[server]\nurl = \(url)\n[relay]\nwebhook = \(url)hook\n").configuration != nil, "\(url)")
+    }
+
+    /// issue 20: a server URL with `user:password@` was accepted and shown verbatim.
+    @Test func aServerURLWithAPasswordIsRefusedWithoutShowingIt() {
+        let result = parse("[server]\nurl = https://student:hunter2-secret@cc.example/\n")
+        #expect(result.configuration == nil)
+        #expect(result.errors.first?.line == 2 && result.errors.first?.message.contains("user name or password") == true, "\(result.errors)")
+        #expect(!"\(result.errors)".contains("hunter2-secret"))
+    }
+
+    /// issue 20: a [relay] line without its `=` was echoed whole, credentials and all
+    /// (as an error, or, when its query has an `=`, as an unknown target type).
+    @Test func aRelayLineWithoutItsEqualsSignIsShownWithoutItsSecrets() {
+        let noEquals = parse("[server]\nurl = https://cc.example/\n[relay]\nwebhook https://u:pw-secret@hooks.example/x\n")
+        #expect(noEquals.errors.first?.line == 4, "\(noEquals.errors)")
+        #expect(!"\(noEquals.errors)".contains("pw-secret") && "\(noEquals.errors)".contains("hooks.example/x"), "\(noEquals.errors)")
+        let queryEquals = parse("[server]\nurl = https://cc.example/\n[relay]\ngotify https://u:pw-secret@g.example/message?token=tok-secret\n")
+        let said = "\(queryEquals.errors) \(queryEquals.warnings)"
+        #expect(queryEquals.warnings.first?.line == 4, "\(said)")
+        #expect(!said.contains("tok-secret") && !said.contains("pw-secret") && said.contains("g.example/message"), "\(said)")
     }
 }

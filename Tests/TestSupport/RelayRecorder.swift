@@ -11,13 +11,14 @@ public final class RelayRecorder: Sendable {
 
     /// Starts it on `port` (0: a free one); `hangFirst` requests are taken and never answered;
     /// with `tls` it serves HTTPS with the test PKI's 127.0.0.1 certificate.
-    public init(_ api: API, port: Int = 0, token: String = "", hangFirst: Int = 0, tls: Bool = false) throws {
+    /// `behave` is one of the recorder's hostile answers (slow-body, endless-body, echo-401), or normal.
+    public init(_ api: API, port: Int = 0, token: String = "", hangFirst: Int = 0, tls: Bool = false, behave: String = "normal") throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures").path
         record = FileManager.default.temporaryDirectory.appendingPathComponent("relay-\(UUID().uuidString).jsonl").path
         _ = FileManager.default.createFile(atPath: record, contents: nil)
         var arguments = [fixtures + "/relay_recorder.py", "--api", api.rawValue, "--port", "\(port)", "--record", record,
-                         "--token", token, "--hang-first", "\(hangFirst)"]
+                         "--token", token, "--hang-first", "\(hangFirst)", "--behave", behave]
         if tls { arguments += ["--cert", TestPKI.shared.serverCertificate, "--key", TestPKI.shared.serverKey] }
         process = try ChildProcess("/usr/bin/python3", arguments)
         guard let line = process.readLine(), line.hasPrefix("port="), let bound = Int(line.dropFirst(5)) else {
