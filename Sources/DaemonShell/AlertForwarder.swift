@@ -136,6 +136,19 @@ final class AlertForwarder {
             return send(lane)
         }
         let problem = answer.failure ?? "no answer"
+        if Self.refusesTheMessage(answer.status) {
+            // This alert cannot go (too large, not acceptable): the rest of the queue can.
+            do {
+                try store.markRefused(item, problem: problem)
+            } catch {
+                return storeFailed(error, "note a refused forward")
+            }
+            log("\(lane.target.displayName) refused an alert (\(problem)); it is not sent there again, the next one goes")
+            if refusing.insert(lane.target.name).inserted {
+                onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
+            }
+            return send(lane)
+        }
         do {
             try store.markFailed(item, problem: problem)
         } catch {
@@ -157,6 +170,20 @@ final class AlertForwarder {
         retry.arm(after: delay)
         if Self.isRefusal(answer.status), refusing.insert(lane.target.name).inserted {
             onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
+        }
+    }
+
+    /// An answer about this one message, not the target (too large, a form
+    /// it cannot take): sending it again cannot help, and the next may go.
+    static func refusesTheMessage(_ status: Int) -> Bool {
+        [413, 414, 415, 422].contains(status)
+    }
+
+    /// Drops what waits for targets no longer in `[relay]` (the outbox of
+    /// the previous configuration), saying how many alerts each had waiting.
+    static func dropQueuesOfRemovedTargets(_ targets: [RelayTarget], store: AlertStore, log: (String) -> Void) throws(RelayError) {
+        for orphan in try store.dropOutbox(except: targets.map(\.name)) where orphan.waiting > 0 {
+            log("\(orphan.waiting) alert(s) waited for \(orphan.target), which is no longer in [relay]; they are dropped")
         }
     }
 

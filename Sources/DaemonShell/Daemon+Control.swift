@@ -19,14 +19,12 @@ extension Daemon: ControlTarget {
     /// Records alerts before they are shown, all in one transaction; a
     /// notice's id is remembered as seen, and an alert to forward queued in
     /// the outbox, in the same transaction.
+    /// What could not be journaled (a full disk) is kept in memory and
+    /// journaled — and so forwarded — first, the next time the store can be written.
     func journal(_ alerts: [(Alert, notice: String?)]) {
-        guard !alerts.isEmpty, let store else { return }
-        do {
-            try store.record(alerts) { [forwarder] in forwarder?.destinations(for: $0) ?? [] }
-            journalKeeper.succeeded()
+        guard !alerts.isEmpty || journalKeeper.hasUnjournaled else { return }
+        if journalKeeper.record(alerts, forwardTo: { [forwarder] in forwarder?.destinations(for: $0) ?? [] }) {
             forwarder?.kick()
-        } catch {
-            journalKeeper.failed(error, doing: "record \(alerts.count) alert(s)")
         }
         refreshBadge()
     }

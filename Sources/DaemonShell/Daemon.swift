@@ -140,7 +140,14 @@ public final class Daemon {
             guard let self else { return }
             if let subject { self.apply([.post(subject)]) } else { self.desktop.close(.relayRefused) }
         }
-        // Alerts a previous run could not deliver.
+        // Alerts a previous run could not deliver; what waited for a target since removed is said and dropped.
+        if let store {
+            do {
+                try AlertForwarder.dropQueuesOfRemovedTargets(configuration.relayTargets, store: store, log: log)
+            } catch {
+                journalKeeper.failed(error, doing: "tidy the outbox")
+            }
+        }
         forwarder?.kick()
         startLocation()
         if let restored = restoredSession() {
@@ -267,7 +274,10 @@ public final class Daemon {
         loop.preconditionIsCurrent()
         apply(session.handle(event, at: now()))
         switch event {
-        case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged()
+        case .loginAnswered, .keepAliveAnswered, .logout:
+            saveSessionIfChanged()
+            // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
+            if journalKeeper.hasUnjournaled { journal([]) }
         // Outside access may be back: relay targets that failed try at once.
         case .connectivity(online: true), .resumed: forwarder?.flush()
         default: break

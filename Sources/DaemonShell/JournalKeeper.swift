@@ -16,6 +16,14 @@ final class JournalKeeper {
     /// The problem already reported for this episode.
     private var reported: String?
     static let retryAfter: Duration = .seconds(60)
+    /// Alerts that could not be journaled yet, with their time, oldest first.
+    private var unjournaled: [(alert: Alert, notice: String?, at: Double)] = []
+    /// The most kept in memory; beyond it the oldest go (said in the log).
+    static let unjournaledLimit = 200
+    private var unjournaledDropped = 0
+
+    /// Whether alerts wait in memory for the store.
+    var hasUnjournaled: Bool { !unjournaled.isEmpty }
 
     init(path: String, log: @escaping (String) -> Void, now: @escaping () -> Instant) {
         self.path = path
@@ -33,6 +41,9 @@ final class JournalKeeper {
         do {
             // Short waits for the CLI's writes: the keep-alive loop must not stall on the file.
             let opened = try AlertStore(path: path, busyTimeout: 500, log: log)
+            opened.onForwardsDropped = { [log] count in
+                log("the outbox is full: \(count) alert(s) waiting to be forwarded were dropped, oldest first (a target has been unreachable for long; ccrelay status shows which)")
+            }
             store = opened
             if reported != nil { log("\(path) can be used again") }
             reported = nil
@@ -41,6 +52,38 @@ final class JournalKeeper {
             report("\(error)")
             return nil
         }
+    }
+
+    /// Journals `alerts` (queued for the targets `forwardTo` names, in the
+    /// same transaction), after any that waited in memory; true when
+    /// everything is in the store now. When the store cannot be written, the
+    /// alerts wait in memory (at most `unjournaledLimit`), to be journaled
+    /// and forwarded with the next call that can.
+    func record(_ alerts: [(Alert, notice: String?)], forwardTo: (Alert) -> [String]) -> Bool {
+        let time = AlertStore.now
+        unjournaled += alerts.map { ($0.0, $0.notice, time) }
+        if unjournaled.count > Self.unjournaledLimit {
+            unjournaledDropped += unjournaled.count - Self.unjournaledLimit
+            unjournaled.removeFirst(unjournaled.count - Self.unjournaledLimit)
+        }
+        guard !unjournaled.isEmpty, let store = usable() else { return false }
+        // One transaction per moment they were raised, oldest first.
+        while let first = unjournaled.first {
+            let batch = unjournaled.prefix { $0.at == first.at }
+            do {
+                try store.record(batch.map { ($0.alert, $0.notice) }, at: first.at, forwardTo: forwardTo)
+            } catch {
+                failed(error, doing: "record \(unjournaled.count) alert(s)")
+                return false
+            }
+            unjournaled.removeFirst(batch.count)
+        }
+        if unjournaledDropped > 0 {
+            log("\(unjournaledDropped) alert(s) raised while \(path) could not be written were more than ccrelay keeps in memory; the oldest are not in the journal")
+            unjournaledDropped = 0
+        }
+        succeeded()
+        return true
     }
 
     /// A read or write failed: said once per episode; the file is kept.
@@ -58,6 +101,6 @@ final class JournalKeeper {
     private func report(_ problem: String) {
         guard reported == nil else { return }
         reported = problem
-        log(problem + "; ccrelay goes on without its journal (alerts are still shown) and tries again later")
+        log(problem + "; ccrelay goes on without its journal (alerts are still shown, kept in memory and journaled and forwarded once it can write again) and tries again later")
     }
 }

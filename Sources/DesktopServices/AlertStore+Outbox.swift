@@ -56,12 +56,26 @@ extension AlertStore {
     /// (oldest first), then the oldest waiting; rows of pruned alerts go too.
     func pruneOutbox() throws(RelayError) {
         try database.run("DELETE FROM outbox WHERE alert_id NOT IN (SELECT id FROM alerts)")
-        try database.run(
-            """
-            DELETE FROM outbox WHERE rowid IN (
-                SELECT rowid FROM outbox ORDER BY delivered_at IS NULL, alert_id
-                LIMIT max(0, (SELECT count(*) FROM outbox) - ?))
-            """, [.integer(Int64(outboxLimit))])
+        let excess = "SELECT rowid, delivered_at IS NULL AND refused_at IS NULL AS waiting FROM outbox ORDER BY waiting, alert_id LIMIT max(0, (SELECT count(*) FROM outbox) - ?)"
+        let dropped = try database.integer("SELECT count(*) FROM (\(excess)) WHERE waiting", [.integer(Int64(outboxLimit))])
+        try database.run("DELETE FROM outbox WHERE rowid IN (SELECT rowid FROM (\(excess)))", [.integer(Int64(outboxLimit))])
+        if dropped > 0 { onForwardsDropped?(Int(dropped)) }
+    }
+
+    /// Drops what waits for targets no longer configured (not in `targets`);
+    /// returns how many alerts each had waiting, so that it can be said.
+    public func dropOutbox(except targets: [String]) throws(RelayError) -> [(target: String, waiting: Int)] {
+        try database.transaction { () throws(RelayError) -> [(target: String, waiting: Int)] in
+            var orphans: [(target: String, waiting: Int)] = []
+            try database.run(
+                "SELECT target, sum(delivered_at IS NULL AND refused_at IS NULL) FROM outbox GROUP BY target ORDER BY target"
+            ) { row in
+                let target = row.text(0, limit: 300)
+                if !targets.contains(target) { orphans.append((target, Int(clamping: row.integer(1)))) }
+            }
+            for orphan in orphans { try database.run("DELETE FROM outbox WHERE target = ?", [.text(orphan.target)]) }
+            return orphans
+        }
     }
 
     /// The oldest alert waiting for `target`.
@@ -71,7 +85,7 @@ extension AlertStore {
             """
             SELECT o.alert_id, o.key, o.attempts, o.queued_at, a.kind, a.title, a.body, a.urgency, a.posted_at
             FROM outbox o JOIN alerts a ON a.id = o.alert_id
-            WHERE o.target = ? AND o.delivered_at IS NULL ORDER BY o.alert_id LIMIT 1
+            WHERE o.target = ? AND o.delivered_at IS NULL AND o.refused_at IS NULL ORDER BY o.alert_id LIMIT 1
             """, [.text(target)]
         ) { row in
             // Read back like network input: bounded, unknown kinds as notices.
@@ -106,6 +120,14 @@ extension AlertStore {
             [.text(String(problem.prefix(500))), .integer(item.alertID), .text(item.target)])
     }
 
+    /// The target refused this alert for good (its content: 413, 422): it is
+    /// not sent again, and the next one goes.
+    public func markRefused(_ item: OutboxItem, problem: String, at time: Double = AlertStore.now) throws(RelayError) {
+        try database.run(
+            "UPDATE outbox SET refused_at = ?, last_error = ? WHERE alert_id = ? AND target = ?",
+            [.real(time), .text(String(problem.prefix(500))), .integer(item.alertID), .text(item.target)])
+    }
+
     /// Queue length, last delivery and the last failure of each of `targets`.
     public func outboxSummary(for targets: [String]) throws(RelayError) -> [OutboxSummary] {
         var summaries: [OutboxSummary] = []
@@ -113,10 +135,10 @@ extension AlertStore {
             var summary = OutboxSummary(target: target, queued: 0, lastDeliveredAt: nil, lastError: nil)
             try database.run(
                 """
-                SELECT (SELECT count(*) FROM outbox WHERE target = ?1 AND delivered_at IS NULL),
+                SELECT (SELECT count(*) FROM outbox WHERE target = ?1 AND delivered_at IS NULL AND refused_at IS NULL),
                     (SELECT max(delivered_at) FROM outbox WHERE target = ?1),
-                    (SELECT last_error FROM outbox WHERE target = ?1 AND delivered_at IS NULL AND last_error IS NOT NULL
-                        ORDER BY alert_id LIMIT 1)
+                    (SELECT last_error FROM outbox WHERE target = ?1 AND delivered_at IS NULL AND refused_at IS NULL
+                        AND last_error IS NOT NULL ORDER BY alert_id LIMIT 1)
                 """, [.text(target)]
             ) { row in
                 summary.queued = Int(clamping: row.integer(0))

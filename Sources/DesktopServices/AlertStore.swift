@@ -29,9 +29,11 @@ public final class AlertStore {
     let unreadLimit: Int
     /// Outbox rows kept in all: the oldest delivered go first, then the oldest waiting.
     let outboxLimit: Int
+    /// Told how many waiting alerts a full outbox dropped (oldest first), so that it is said.
+    public var onForwardsDropped: ((Int) -> Void)?
 
     /// The schema version this code writes; older files are migrated.
-    static let schemaVersion: Int64 = 3
+    static let schemaVersion: Int64 = 4
     /// "ccry": a SQLite file without it is another program's, not ours to change.
     static let applicationID: Int64 = 0x6363_7279
 
@@ -140,9 +142,20 @@ public final class AlertStore {
                 attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL, last_error TEXT, answer TEXT,
                 PRIMARY KEY (alert_id, target));
             CREATE INDEX IF NOT EXISTS outbox_waiting ON outbox (target, delivered_at, alert_id);
-            PRAGMA application_id = \(applicationID);
-            PRAGMA user_version = \(schemaVersion);
             """)
+        // Schema 4: an alert a target refused for good (413) no longer holds up the rest.
+        var hasRefused = false
+        try database.run("PRAGMA table_info(outbox)") { if $0.text(1) == "refused_at" { hasRefused = true } }
+        if !hasRefused { try database.execute("ALTER TABLE outbox ADD COLUMN refused_at REAL") }
+        // Schema 4: the outbox names a target by what stays when its secret is fixed (RelayTarget.name).
+        var stored: [String] = []
+        try database.run("SELECT DISTINCT target FROM outbox") { stored.append($0.text(0)) }
+        for old in stored {
+            guard let new = RelayTarget.name(ofStored: old), new != old else { continue }
+            try database.run("UPDATE OR IGNORE outbox SET target = ? WHERE target = ?", [.text(new), .text(old)])
+            try database.run("DELETE FROM outbox WHERE target = ?", [.text(old)])
+        }
+        try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(schemaVersion);")
     }
 
     private static func makeDirectory(_ directory: String) throws(RelayError) {
@@ -270,7 +283,7 @@ public final class AlertStore {
             """
             SELECT id, kind, title, body, urgency, posted_at, notification_id, acknowledged, acknowledged_at,
                 (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NOT NULL),
-                (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NULL)
+                (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NULL AND refused_at IS NULL)
             FROM alerts \(filter) ORDER BY id DESC LIMIT ?
             """, values
         ) { row in

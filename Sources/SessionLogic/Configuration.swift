@@ -245,7 +245,9 @@ public enum ConfigurationParser {
             guard let service = RelayTarget.Service(rawValue: key) else { break }
             do throws(RelayTargetProblem) {
                 let target = try RelayTarget(service: service, url: value)
-                if c.relayTargets.contains(target) { return "this \(key) target is already listed" }
+                if c.relayTargets.contains(where: { $0.name == target.name }) {
+                    return "this \(key) target is already listed (the same server and path; its alerts would share one queue)"
+                }
                 guard c.relayTargets.count < 16 else { return "at most 16 relay targets" }
                 c.relayTargets.append(target)
             } catch {

@@ -36,8 +36,29 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         self.url = url
     }
 
-    /// The outbox's name for the target: its service and full URL (kept in the 0600 store only).
-    public var name: String { service.rawValue + " " + url }
+    /// The outbox's name for the target: what stays the same when the user
+    /// fixes its secret — its service, scheme, host and port, and path
+    /// (ntfy's topic is its last segment), without user information, query
+    /// or a webhook's long path segments (tokens). Alerts queued for a target whose
+    /// token was wrong go out once it is fixed; no secret is in the name.
+    public var name: String {
+        guard let parsed = RelayURL(url) else { return service.rawValue + " " + RelayURL.redacted(url) }
+        let host = RelayURL.host(of: parsed.authority).lowercased()
+        let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let port = hostPort.dropFirst(host.count)
+        // A webhook's long segments are tokens; ntfy's topic and gotify's path are kept.
+        let path = parsed.pathSegments.map { service == .webhook && $0.count >= 16 ? "…" : String($0) }.joined(separator: "/")
+        return "\(service.rawValue) \(parsed.scheme)://\(host)\(port)/\(path)"
+    }
+
+    /// The outbox name of a target written by ccrelay 0.1 (`SERVICE URL`,
+    /// the whole URL), as this version names it; nil when it is not a valid target.
+    public static func name(ofStored stored: String) -> String? {
+        guard let space = stored.firstIndex(of: " "), let service = Service(rawValue: String(stored[..<space])),
+            let target = try? RelayTarget(service: service, url: String(stored[stored.index(after: space)...]))
+        else { return nil }
+        return target.name
+    }
 
     /// For people and logs: the URL without its query or user information.
     public var displayName: String { service.rawValue + " " + RelayURL.redacted(url) }

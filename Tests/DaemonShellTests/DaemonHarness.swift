@@ -23,9 +23,12 @@ final class DaemonHarness {
     /// What the daemon asked of its process: systemd notifications, restarts; and the sleep the test makes.
     let processLog = ProcessLog()
 
-    init(config extra: String = "", passwords: [String: String] = [:], watchdog: Duration? = nil) throws {
+    /// `beforeStart` gets the harness's folder before the daemon is made (to spoil its journal, say).
+    init(config extra: String = "", passwords: [String: String] = [:], watchdog: Duration? = nil,
+         beforeStart: (String) throws -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-shell-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try beforeStart(folder)
         // `{folder}` in the extra lines is the harness's own folder.
         let text = "[server]\nurl = https://cc.campus.example/\n" + extra.replacingOccurrences(of: "{folder}", with: folder) + "\n"
         let parsed = ConfigurationParser.parse(text, file: folder + "/ccrelay.conf", home: folder)

@@ -177,4 +177,91 @@ import Testing
         rig.relay[.ntfy].answer(failure: "HTTP 503", status: 503)
         #expect(!rig.desktop.posted.contains { $0.kind == .relayRefused })
     }
+
+    /// The daemon started again on the harness's journal with another `[relay]` group.
+    func restarted(_ rig: DaemonHarness, relay config: String) -> (Daemon, ScriptedRelay, [String]) {
+        let configuration = ConfigurationParser.parse(
+            "[server]\nurl = https://cc.campus.example/\n" + config, file: rig.folder + "/ccrelay.conf", home: rig.folder).configuration!
+        let relay = ScriptedRelay()
+        let loop = ManualLoop()
+        final class Log { var lines: [String] = [] }
+        let log = Log()
+        let again = Daemon(
+            configuration: configuration, configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: loop,
+            transport: ScriptedServer(), desktop: RecordingDesktop(), systemWatch: { _ in nil },
+            relayTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { log.lines.append($0) })
+        again.start { _ in }
+        loop.runPending()
+        return (again, relay, log.lines)
+    }
+
+    /// issue 20: fixing a token (as the refusal bubble asks) orphaned the queue: "waiting" forever.
+    @Test func alertsWaitingForATargetGoToItOnceItsTokenIsFixed() throws {
+        let rig = try kicked()
+        rig.relay[.gotify].answer(failure: "HTTP 401", status: 401)
+        rig.relay[.ntfy].answer()
+        let (daemon, relay, _) = restarted(rig, relay: """
+            [relay]
+            ntfy = https://ntfy.campus.example/ccrelay-20231234
+            gotify = https://gotify.campus.example/message?token=FixedToken
+            """)
+        #expect(relay[.gotify].requests.count == 1, "the waiting logout goes out with the new token")
+        #expect(relay[.gotify].requests.first?.url.contains("token=FixedToken") == true)
+        #expect(relay[.ntfy].requests.isEmpty, "ntfy already had it")
+        relay[.gotify].answer()
+        #expect(try rig.store().alerts(limit: 5).first { $0.kind == .loggedOut }?.forwardWaiting == 0)
+        withExtendedLifetime(daemon) {}
+    }
+
+    /// A target taken out of [relay]: its queue is said and dropped, not left "waiting" in history forever.
+    @Test func whatWaitedForARemovedTargetIsSaidAndDropped() throws {
+        let rig = try kicked()
+        rig.relay[.ntfy].answer()
+        let (daemon, relay, logged) = restarted(rig, relay: "[relay]\nntfy = https://ntfy.campus.example/ccrelay-20231234\n")
+        #expect(logged.contains("1 alert(s) waited for gotify https://gotify.campus.example/message, which is no longer in [relay]; they are dropped"),
+                "\(logged)")
+        #expect(relay[.ntfy].requests.isEmpty)
+        #expect(try rig.store().alerts(limit: 5).first { $0.kind == .loggedOut }?.forwardWaiting == 0)
+        withExtendedLifetime(daemon) {}
+    }
+
+    /// issue 20: one alert a target refused for good (413) blocked every later one.
+    @Test func anAlertATargetRefusesForGoodDoesNotHoldUpTheNext() throws {
+        let rig = try kicked()
+        rig.daemon.apply([.post(.credentials(.certificateExpiring(days: 3)))])
+        let ntfy = rig.relay[.ntfy]
+        ntfy.answer(failure: "HTTP 413: payload too large", status: 413)
+        #expect(ntfy.requests.count == 2, "the next alert goes at once, without back-off")
+        #expect(rig.desktop.posted.filter { $0.kind == .relayRefused }.count == 1, "the user is told")
+        #expect(rig.logged.contains { $0.contains("refused an alert (HTTP 413: payload too large); it is not sent there again") })
+        ntfy.answer()
+        #expect(ntfy.requests.count == 2, "the refused one is not sent again")
+        #expect(rig.daemon.status().relays.first?.queued == 0)
+    }
+
+    /// issue 20: alerts raised while the journal could not be written were
+    /// shown but never forwarded, not even the logout.
+    @Test func alertsRaisedWhileTheJournalCannotBeWrittenAreForwardedOnceItCan() throws {
+        // The journal cannot be opened: a folder stands where the file belongs.
+        let rig = try DaemonHarness(config: Self.relayConfig + "\n[keepalive]\nauto-relogin = false") { folder in
+            try FileManager.default.createDirectory(atPath: folder + "/alerts.db", withIntermediateDirectories: true)
+        }
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: nil))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.map(\.kind) == [.loggedOut], "shown at once")
+        #expect(rig.relay.lanes.allSatisfy { $0.requests.isEmpty })
+        #expect(rig.logged.contains { $0.contains("journaled and forwarded once it can write again") }, "\(rig.logged)")
+        // Space again; the next exchange (the user logs in again) journals what waited, and forwards it.
+        try FileManager.default.removeItem(atPath: rig.folder + "/alerts.db")
+        rig.loop.advance(by: .seconds(61))
+        rig.daemon.requestLogin()
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.runPending()
+        #expect(rig.relay[.ntfy].requests.count == 1 && rig.relay[.gotify].requests.count == 1, "the logout reached both targets")
+        let journaled = try rig.store().alerts(limit: 5)
+        #expect(journaled.map(\.kind) == [.loggedOut] && journaled.first?.acknowledged == false, "\(journaled)")
+        #expect(rig.daemon.status().badge == 1)
+    }
 }

@@ -85,7 +85,7 @@ import Testing
         try store.record(alert(.notice), notice: "new-2")
         #expect(store.seenNotices() == ["old-1", "new-2"])
         let version = try run("/usr/bin/python3", ["-c", "import sqlite3; print(sqlite3.connect('\(path)').execute('pragma user_version').fetchone()[0])"])
-        #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
+        #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "4")
     }
 
     /// Ten openers of one new file at the same moment, as the autostart entry
@@ -115,7 +115,7 @@ import Testing
             #expect(failures.all.isEmpty, "round \(round): \(failures.all)")
             let store = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
             #expect(try store.alerts(limit: 100).count == 10, "round \(round)")
-            #expect(try sqlite(path, "pragma user_version") == "3", "round \(round)")
+            #expect(try sqlite(path, "pragma user_version") == "4", "round \(round)")
         }
     }
 
@@ -135,7 +135,7 @@ import Testing
         #expect(try store.alerts(limit: 10).map(\.title) == ["notice", "kept"])
         #expect(store.seenNotices() == ["n-1"])
         #expect(try store.nextForDelivery(to: "webhook https://hooks.example/x")?.title == "kept")
-        #expect(try sqlite(path, "pragma user_version") == "3")
+        #expect(try sqlite(path, "pragma user_version") == "4")
         try store.record(alert(.credentials, "after"))
         #expect(try store.alerts(limit: 10).count == 3)
     }

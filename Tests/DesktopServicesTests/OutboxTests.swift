@@ -97,6 +97,55 @@ import Testing
         #expect(try store.nextForDelivery(to: "t")?.title == "new", "old alerts are not forwarded after an upgrade")
     }
 
+    /// issue 20: the outbox was keyed by the whole URL, so fixing a token
+    /// orphaned the queue. A schema-3 file's rows are renamed to the target's
+    /// stable name (no secret in it) and go out to the fixed target.
+    @Test func aVersionThreeOutboxIsKeyedByTheTargetsStableName() throws {
+        let old = "gotify https://gotify.campus.example/message?token=WrongToken"
+        do {
+            let store = try store()
+            try store.record(alert("waiting"), forwardTo: { _ in [old] })
+        }
+        try sqlite(path, "PRAGMA user_version = 3;")
+        let store = try store()
+        let fixed = try RelayTarget(service: .gotify, url: "https://gotify.campus.example/message?token=RightToken")
+        #expect(fixed.name == "gotify https://gotify.campus.example/message")
+        #expect(try store.nextForDelivery(to: fixed.name)?.title == "waiting", "the queue carries over to the fixed target")
+        #expect(try store.nextForDelivery(to: old) == nil)
+    }
+
+    /// A target removed from [relay]: what waited for it is dropped, and counted so it can be said.
+    @Test func queuesOfTargetsNoLongerConfiguredAreDroppedAndCounted() throws {
+        let store = try store()
+        try store.record(alert("1"), forwardTo: { _ in ["kept", "gone"] })
+        try store.record(alert("2"), forwardTo: { _ in ["kept", "gone"] })
+        try store.markDelivered(try #require(try store.nextForDelivery(to: "gone")), answer: "")
+        let dropped = try store.dropOutbox(except: ["kept"])
+        #expect(dropped.map(\.target) == ["gone"] && dropped.first?.waiting == 1)
+        #expect(try store.outboxSummary(for: ["kept"]).first?.queued == 2)
+        #expect(try store.alerts(limit: 5).allSatisfy { $0.forwardWaiting == 1 && $0.forwarded == 0 })
+    }
+
+    /// issue 20: one alert a target refused for good (413) held up every later one.
+    @Test func anAlertRefusedForGoodNoLongerWaitsAndTheNextIsDue() throws {
+        let store = try store()
+        for title in ["big", "next"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
+        try store.markRefused(try #require(try store.nextForDelivery(to: "t")), problem: "HTTP 413")
+        #expect(try store.nextForDelivery(to: "t")?.title == "next")
+        #expect(try store.outboxSummary(for: ["t"]).first?.queued == 1)
+        #expect(try store.alerts(limit: 5).map(\.forwardWaiting) == [1, 0])
+    }
+
+    /// issue 20: the cap dropped the oldest waiting alerts without a word.
+    @Test func theCapSaysHowManyWaitingAlertsItDropped() throws {
+        let store = try self.store(outboxLimit: 2)
+        final class Counts { var dropped: [Int] = [] }
+        let counts = Counts()
+        store.onForwardsDropped = { counts.dropped.append($0) }
+        for title in ["1", "2", "3", "4"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
+        #expect(counts.dropped == [1, 1])
+    }
+
     /// Runs SQL on the file with Python's sqlite3 (another program, as a damaged or older file would be).
     func sqlite(_ file: String, _ script: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
