@@ -183,6 +183,8 @@ final class SessionBusFace: DesktopFace {
         bus.onDisconnect = { [weak self] in
             guard let self else { return }
             self.log("the session bus went away; reconnecting")
+            // Alerts raised meanwhile wait, and go to the new bus's server.
+            self.notifier.connectionLost()
             self.reconnect()
         }
     }
@@ -198,8 +200,11 @@ final class SessionBusFace: DesktopFace {
             let connection = try Connection(bus: address, loop: loop)
             notifier.stop()
             bus = connection
+            // What waited for a server on the old bus is shown by the new bus's.
+            let waiting = notifier.waitingAlerts
             notifier = Notifier(connection: connection, log: log)
             startNotifier()
+            waiting.forEach(notifier.post)
             watchDocks()
             reconnectDelay = .seconds(1)
             watchBus()

@@ -177,10 +177,23 @@ public final class Notifier: @unchecked Sendable {
         log("no notification server on the session bus; will show when one appears: \(alert.title) — \(alert.body)")
     }
 
-    private func ownerChanged(to newOwner: String?) {
+    /// The session bus connection is gone (the bus restarted): nothing more
+    /// is sent on it, and what was on its way or waiting stays in
+    /// `waitingAlerts`, for the notifier of the next connection to show.
+    public func connectionLost() {
+        connection.loop.preconditionIsCurrent()
+        stop()
+        forgetServer()
+        ownerKnown = false
+    }
+
+    /// What waits for a notification server, oldest first (the newest alert of each kind).
+    public var waitingAlerts: [Alert] { waitingOrder.compactMap { waiting[$0] } }
+
+    /// The server is gone: its ids mean nothing now, and an alert that was
+    /// to follow a bubble on its way waits for the next server.
+    private func forgetServer() {
         generation += 1
-        owner = newOwner
-        ownerKnown = true
         server = nil
         for (kind, slot) in slots {
             if case .sending(_, let next, false) = slot, let next, waiting[kind] == nil {
@@ -194,6 +207,12 @@ public final class Notifier: @unchecked Sendable {
         closing = []
         activating = false
         activatable = nil
+    }
+
+    private func ownerChanged(to newOwner: String?) {
+        forgetServer()
+        owner = newOwner
+        ownerKnown = true
         onEvent?(.serverChanged(nil))
         guard let newOwner else { return askWhetherActivatable() }
         let generation = self.generation

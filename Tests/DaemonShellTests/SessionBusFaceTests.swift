@@ -76,4 +76,46 @@ import TestSupport
         loop.sync { face = nil }
         second.stop()
     }
+
+    /// issue 20: a bubble waiting for a notification server was lost when the
+    /// session bus restarted (the reconnection made a new notifier with an
+    /// empty queue); so was one raised while the bus was away. Both are shown
+    /// by the new bus's server.
+    @Test func bubblesWaitingWhenTheBusRestartsAreShownByTheNewBussServer() async throws {
+        let socket = "/tmp/ccrelay-face-\(UUID().uuidString.prefix(8)).sock"
+        let first = try PrivateBus(socketPath: socket)
+        let thread = EventLoopThread()
+        defer { thread.stop() }
+        let loop = thread.loop
+        let logs = LockedBox<[String]>([])
+        let target = CountingTarget()
+        var face: SessionBusFace? = try loop.sync {
+            try SessionBusFace(loop: loop, log: { line in logs.update { $0.append(line) } }, address: .address("unix:path=\(socket)"))
+        }
+        loop.sync {
+            face?.start(serving: target, badge: { BadgeState(count: 0, urgent: false) }) { _ in }
+        }
+        #expect(try await first.waitForName(ControlNames.busName))
+        // No notification server on this bus: the logout waits.
+        loop.sync { face?.post(Alert(kind: .loggedOut, title: "waited before", body: "b", urgency: .critical)) }
+        #expect(await eventually { logs.get().contains { $0.contains("no notification server") } }, "\(logs.get())")
+        first.stop()
+        #expect(await eventually { logs.get().contains("the session bus went away; reconnecting") }, "\(logs.get())")
+        loop.sync { face?.post(Alert(kind: .credentials, title: "raised while away", body: "b", urgency: .critical)) }
+        let second = try PrivateBus(socketPath: socket)
+        let server = try await MockNotificationServer(on: second, capabilities: ["body"])
+        #expect(await eventually(timeout: .seconds(20)) { logs.get().contains("reconnected to the session bus") }, "\(logs.get())")
+        func shown() async -> [String] {
+            ((try? await server.calls("Notify")) ?? []).compactMap { call in
+                guard call.count > 3, case .string(let summary) = call[3] else { return nil }
+                return summary
+            }
+        }
+        let both = await eventually(timeout: .seconds(20)) { await Set(shown()) == ["waited before", "raised while away"] }
+        let seen = await shown()
+        #expect(both, "\(seen)")
+        loop.sync { face = nil }
+        try await server.stop()
+        second.stop()
+    }
 }
