@@ -4,11 +4,13 @@ import DesktopServices
 /// What the control API asks of the daemon; called on the daemon's loop.
 protocol ControlTarget: AnyObject {
     func status() -> DaemonStatus
-    /// Acknowledges every unread alert; returns how many there were.
-    func clearBadge() -> UInt32
+    /// Acknowledges every unread alert; returns how many there were. Fails
+    /// (naming the problem) when the journal cannot be used.
+    func clearBadge() throws(DBusError) -> UInt32
     func requestLogin()
     func requestLogout()
-    func journal(limit: Int) -> [JournalEntry]
+    /// The newest alerts; fails (naming the problem) when the journal cannot be read.
+    func journal(limit: Int) throws(DBusError) -> [JournalEntry]
     /// Shows the status bubble (what launching CC Relay does).
     func showStatus()
     /// Acknowledges one journaled alert (the tray menu lists the newest).

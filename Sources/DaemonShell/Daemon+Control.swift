@@ -56,7 +56,7 @@ extension Daemon: ControlTarget {
             switch key {
             case AlertAction.reloginKey, AlertAction.loginKey: handle(.start)
             case AlertAction.logoutKey: handle(.logout)
-            case AlertAction.clearBadgeKey: _ = clearBadge()
+            case AlertAction.clearBadgeKey: _ = try? clearBadge()
             case AlertAction.defaultKey where kind != .status: showStatus()
             default: break
             }
@@ -163,13 +163,14 @@ extension Daemon: ControlTarget {
             relays: forwarder?.summaries() ?? [])
     }
 
-    func clearBadge() -> UInt32 {
-        guard let store else { return 0 }
-        var cleared = 0
+    func clearBadge() throws(DBusError) -> UInt32 {
+        guard let store else { throw journalKeeper.unusable }
+        let cleared: Int
         do {
             cleared = try store.acknowledgeAll()
         } catch {
             journalKeeper.failed(error, doing: "clear the badge")
+            throw journalKeeper.unusable
         }
         refreshBadge()
         return UInt32(clamping: cleared)
@@ -195,8 +196,14 @@ extension Daemon: ControlTarget {
         stop { exit(0) }
     }
 
-    func journal(limit: Int) -> [JournalEntry] {
-        (try? store?.alerts(limit: limit)) ?? []
+    func journal(limit: Int) throws(DBusError) -> [JournalEntry] {
+        guard let store else { throw journalKeeper.unusable }
+        do {
+            return try store.alerts(limit: limit)
+        } catch {
+            journalKeeper.failed(error, doing: "read the journal")
+            throw journalKeeper.unusable
+        }
     }
 }
 

@@ -132,7 +132,7 @@ final class SessionBusFace: DesktopFace {
         case .none: break
         case .login: target.requestLogin()
         case .logout: target.requestLogout()
-        case .clearBadge: _ = target.clearBadge()
+        case .clearBadge: _ = try? target.clearBadge()
         case .acknowledge(let id): target.acknowledge(alert: id)
         case .setUp: if !SetupLauncher.openTerminal(log: log) { target.showStatus() }
         case .quit:

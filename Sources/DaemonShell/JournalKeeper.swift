@@ -1,3 +1,4 @@
+import DBus
 import DesktopServices
 import SessionLogic
 
@@ -21,6 +22,12 @@ final class JournalKeeper {
     /// The most kept in memory; beyond it the oldest go (said in the log).
     static let unjournaledLimit = 200
     private var unjournaledDropped = 0
+
+    /// The control API's answer while the journal cannot be used: what is
+    /// wrong with it, never "no alerts".
+    var unusable: DBusError {
+        DBusError(.failed, "the alert journal cannot be used now: \(reported ?? path); alerts are still shown, and kept until it can be written")
+    }
 
     /// Whether alerts wait in memory for the store.
     var hasUnjournaled: Bool { !unjournaled.isEmpty }

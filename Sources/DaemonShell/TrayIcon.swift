@@ -276,6 +276,6 @@ extension TrayFacts {
         self.init(
             state: status.state, ip: status.ip, remaining: status.remaining, problem: status.lastError, unread: Int(status.badge),
             urgent: status.urgent,
-            recent: target.journal(limit: TrayModel.recentLimit).map { RecentAlert(id: $0.id, title: $0.title, unread: !$0.acknowledged) })
+            recent: ((try? target.journal(limit: TrayModel.recentLimit)) ?? []).map { RecentAlert(id: $0.id, title: $0.title, unread: !$0.acknowledged) })
     }
 }

@@ -1,3 +1,4 @@
+import DBus
 import DesktopServices
 import EventLoop
 import SessionLogic
@@ -34,7 +35,7 @@ public final class UnconfiguredDaemon: ControlTarget {
         journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         desktop.onAlertEvent = { [weak self] event in
             guard let self, case .actionInvoked(_, let key, _) = event, key == AlertAction.clearBadgeKey else { return }
-            _ = self.clearBadge()
+            _ = try? self.clearBadge()
         }
     }
 
@@ -101,9 +102,15 @@ public final class UnconfiguredDaemon: ControlTarget {
     /// The state name (DESIGN.md's states, and this one).
     public static let state = "unconfigured"
 
-    func clearBadge() -> UInt32 {
-        guard let store = journalKeeper.usable() else { return 0 }
-        let count = (try? store.acknowledgeAll()) ?? 0
+    func clearBadge() throws(DBusError) -> UInt32 {
+        guard let store = journalKeeper.usable() else { throw journalKeeper.unusable }
+        let count: Int
+        do {
+            count = try store.acknowledgeAll()
+        } catch {
+            journalKeeper.failed(error, doing: "clear the badge")
+            throw journalKeeper.unusable
+        }
         desktop.announceBadge(badge)
         desktop.announce(["Badge"])
         return UInt32(clamping: count)
@@ -127,5 +134,13 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func quit() { exit(0) }
 
-    func journal(limit: Int) -> [JournalEntry] { (try? journalKeeper.usable()?.alerts(limit: limit)) ?? [] }
+    func journal(limit: Int) throws(DBusError) -> [JournalEntry] {
+        guard let store = journalKeeper.usable() else { throw journalKeeper.unusable }
+        do {
+            return try store.alerts(limit: limit)
+        } catch {
+            journalKeeper.failed(error, doing: "read the journal")
+            throw journalKeeper.unusable
+        }
+    }
 }

@@ -133,7 +133,10 @@ enum SetupCommand {
 
         // The answers are tried from a private file next to the real one, which is written only after a login.
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        makeFolders(folder)
+        if let (made, reason) = makeFolders(folder) {
+            Output.error(fill(localize("setup: cannot create %s: %s"), made, reason))
+            return ExitStatus.failure
+        }
         let trial = folder + "/.ccrelay-setup-\(getpid()).conf"
         defer { unlink(trial) }
         guard write(text, to: trial) else {
@@ -235,12 +238,16 @@ enum SetupCommand {
         return String(cString: resolved)
     }
 
-    private static func makeFolders(_ folder: String) {
+    /// Makes `folder` and its parents (0700); the one that could not be made and why, when one could not.
+    private static func makeFolders(_ folder: String) -> (String, String)? {
         var built = ""
         for part in folder.split(separator: "/") {
             built += "/" + part
-            mkdir(built, 0o700)
+            if mkdir(built, 0o700) != 0 && errno != EEXIST {
+                return (built, SystemError.reason(errno))
+            }
         }
+        return nil
     }
 
     private static func write(_ text: String, to path: String) -> Bool {

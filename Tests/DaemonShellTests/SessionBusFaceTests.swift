@@ -20,13 +20,13 @@ import TestSupport
             DaemonStatus(state: "online", badge: 7, urgent: false, remaining: 60, ip: "", server: "", lastError: "",
                          interval: 20, timeout: 60, location: "none", version: "test")
         }
-        func clearBadge() -> UInt32 {
+        func clearBadge() throws(DBusError) -> UInt32 {
             badgeClears += 1
             return 7
         }
         func requestLogin() {}
         func requestLogout() {}
-        func journal(limit: Int) -> [JournalEntry] { [] }
+        func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
         func showStatus() {}
         func acknowledge(alert id: Int64) {}
         func quit() {}

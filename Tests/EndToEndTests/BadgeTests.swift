@@ -124,4 +124,20 @@ import Testing
         #expect(await eventually { dock.last?.count == 0 }, "\(dock.updates.get())")
         #expect(try history(rig).filter { $0["kind"] as? String == "notice" }.allSatisfy { $0["acknowledged"] as? Bool == true })
     }
+
+    /// issue 20: with the journal unusable, `history` said "No alerts yet." and
+    /// `badge clear` "No unread alerts."; both name the problem now, and fail.
+    @Test func withTheJournalUnusableHistoryAndBadgeClearSaySoInsteadOfNothing() async throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-nojournal-\(UUID().uuidString)").path
+        // A folder where the file belongs: the journal cannot be opened.
+        try FileManager.default.createDirectory(atPath: state + "/ccrelay/alerts.db", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let rig = try await DaemonRig(extraEnvironment: ["XDG_STATE_HOME": state])
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        let history = try rig.cli(["history"])
+        #expect(history.status == 1 && history.standardError.contains("alert journal cannot be used"), "\(history)")
+        #expect(!history.standardOutput.contains("No alerts yet"))
+        let clear = try rig.cli(["badge", "clear"])
+        #expect(clear.status == 1 && clear.standardError.contains("alert journal cannot be used"), "\(clear)")
+    }
 }

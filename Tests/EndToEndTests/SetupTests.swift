@@ -188,4 +188,21 @@ import Testing
         }
         try? FileManager.default.removeItem(atPath: folder)
     }
+
+    /// issue 20: a configuration folder that cannot be made was reported as
+    /// "No such file or directory"; a password line over 64 KiB killed setup with SIGPIPE (exit 141).
+    @Test func aFolderThatCannotBeMadeAndAnEndlessPasswordAreSaidAsWhatTheyAre() throws {
+        let pki = TestPKI.shared
+        let base = ["--server", "https://127.0.0.1:1/", "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                    "--yes", "--no-autostart"]
+        let blocked = try setup(base, extraEnvironment: ["XDG_CONFIG_HOME": "/etc/hostname/config"])
+        #expect(blocked.status == 1, "\(blocked.standardError)")
+        #expect(blocked.standardError.contains("cannot create /etc/hostname/config") && blocked.standardError.contains("Not a directory"),
+                "\(blocked.standardError)")
+        let long = try setup(base + ["--user", "20231234", "--password-stdin"], input: String(repeating: "p", count: 200_000) + "\n")
+        #expect(long.status == 1, "not 141: \(long.status) \(long.standardError)")
+        #expect(long.standardError.contains("longer than 1,024 bytes"), "\(long.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: configPath))
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 }
