@@ -48,6 +48,8 @@ test: build deb
 	@# Every libFuzzer target briefly (5 x 8 s; `make fuzz` runs them long), then the tests.
 	scripts/fuzz 8
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest
+	@# A test that starts a daemon ends it (or its bus's end does): none may be left.
+	scripts/no-daemons-left
 
 # Each libFuzzer target for FUZZ_SECONDS (default 300): scripts/fuzz.
 FUZZ_SECONDS ?= 300

@@ -193,7 +193,7 @@ extension Daemon: ControlTarget {
 
     func quit() {
         log("quit from the tray")
-        stop { exit(0) }
+        stop { [process] in process.exit(0) }
     }
 
     func journal(limit: Int) throws(DBusError) -> [JournalEntry] {

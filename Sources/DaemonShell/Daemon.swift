@@ -132,6 +132,8 @@ public final class Daemon {
         timer = BootTimer(loop: loop) { [weak self] in self?.timerFired() }
         sleptSoFar = process.sleptSinceBoot()
         systemWatch = makeSystemWatch { [weak self] event in self?.handle(event) }
+        systemWatch?.onDesktopSessionClosed = { [weak self] in self?.endWithTheDesktopSession("the desktop session closed") }
+        desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
         systemWatch?.start()
         startPeriodicWork()
         watchFiles()
@@ -168,6 +170,23 @@ public final class Daemon {
         saveSession()
         // Requests run in order: this comes after the logout.
         client.dropConnection { done() }
+    }
+
+    /// The desktop session is over: log out when `logout-on-exit` says so,
+    /// then exit — a daemon left running would keep a shared lab PC's
+    /// previous student online. (The systemd user unit is stopped by systemd.)
+    func endWithTheDesktopSession(_ why: String) {
+        log("\(why); stopping with it")
+        stop { [process] in process.exit(0) }
+    }
+
+    /// The session bus has stayed away: without logind to say whether the
+    /// session lives on (or systemd to stop the unit), the session is taken to be over.
+    private func sessionBusGone() {
+        if systemWatch?.followsDesktopSession == true || process.isTheUserUnit {
+            return log("the session bus has been away for \(SessionBusFace.busGrace.components.seconds) s; still trying (\(process.isTheUserUnit ? "systemd" : "logind") says when the session ends)")
+        }
+        endWithTheDesktopSession("the session bus has been away for \(SessionBusFace.busGrace.components.seconds) s and no logind session says the desktop lives on")
     }
 
     /// The session bus came back: a portal location source used the old connection.
@@ -208,7 +227,8 @@ public final class Daemon {
         do {
             fileWatch = try FileWatch(paths: paths, loop: loop) { [weak self] path in self?.fileChanged(path) }
         } catch {
-            log("\(error); a changed configuration or certificate needs: systemctl --user restart ccrelay")
+            // Said once: without the watch a changed file is not noticed (a user's inotify instances may be used up).
+            log("cannot watch \(configurationPath) and the certificate files (\(error)); a changed configuration or certificate takes effect only after: systemctl --user restart ccrelay")
         }
     }
 

@@ -12,6 +12,8 @@ protocol DesktopFace: AnyObject {
     var onAlertEvent: ((Notifier.Event) -> Void)? { get set }
     /// After the session bus came back: what used the old connection starts again.
     var onReconnected: (() -> Void)? { get set }
+    /// The session bus has been gone for `SessionBusFace.busGrace` (called once per loss): the session may be over.
+    var onBusGone: (() -> Void)? { get set }
     /// The session-bus connection, for the Location portal (nil when there is none).
     var connection: Connection? { get }
 
@@ -36,6 +38,13 @@ protocol DesktopFace: AnyObject {
 final class SessionBusFace: DesktopFace {
     var onAlertEvent: ((Notifier.Event) -> Void)?
     var onReconnected: (() -> Void)?
+    var onBusGone: (() -> Void)?
+    /// How long the session bus may be away before `onBusGone` (a bus that
+    /// restarts is back well within it; one whose session ended is not).
+    static let busGrace: Duration = .seconds(10)
+    /// When the bus went away (on the loop's clock), while it is away.
+    private var lostAt: Duration?
+    private var goneReported = false
     private(set) var bus: Connection
     var connection: Connection? { bus }
     /// Which bus is joined (and rejoined): the session bus, or a test's.
@@ -185,6 +194,8 @@ final class SessionBusFace: DesktopFace {
             self.log("the session bus went away; reconnecting")
             // Alerts raised meanwhile wait, and go to the new bus's server.
             self.notifier.connectionLost()
+            self.lostAt = self.loop.now
+            self.goneReported = false
             self.reconnect()
         }
     }
@@ -213,10 +224,18 @@ final class SessionBusFace: DesktopFace {
             announce(["Badge"])
             claimName { [log] error in if let error { log("\(error)") } }
             tray?.start(on: connection)
+            lostAt = nil
             onReconnected?()
             log("reconnected to the session bus")
         } catch {
+            let away = lostAt.map { loop.now - $0 } ?? .zero
+            if away >= Self.busGrace && !goneReported {
+                goneReported = true
+                onBusGone?()
+            }
+            // Back-off, but one try falls at the end of the grace period.
             reconnectDelay = min(reconnectDelay * 2, .seconds(60))
+            if away < Self.busGrace { reconnectDelay = min(reconnectDelay, max(Self.busGrace - away, .milliseconds(100))) }
             log("cannot rejoin the session bus (\(error.message)); next try in \(reconnectDelay.components.seconds) s")
             reconnect()
         }

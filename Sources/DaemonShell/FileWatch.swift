@@ -9,10 +9,11 @@ import Glibc
 /// while the files stay as they are.
 ///
 /// The watch holds when the world around the files moves: a folder deleted
-/// or moved away and made again (its parent is watched for its name, and the
-/// watches are laid anew after every such event), and a file that is a
-/// symbolic link (dotfiles): the folder of the file it points to is watched
-/// too, and a change there is reported as a change of the link's path.
+/// or moved away and made again (while it is missing, the nearest folder
+/// above it is watched for it, and the watches are laid anew after every such
+/// event), and a file that is a symbolic link (dotfiles): the folder of the
+/// file it points to is watched too, and a change there is reported as a
+/// change of the link's path.
 final class FileWatch {
     private let descriptor: Int32
     private let paths: [String]
@@ -26,7 +27,7 @@ final class FileWatch {
         var folder: String
         /// A file's name in `folder` → the path reported when it changes.
         var files: [String: Set<String>] = [:]
-        /// A watched folder's name in `folder` (this is its parent).
+        /// The name of a missing folder's next part, awaited in `folder`.
         var folders: Set<String> = []
     }
 
@@ -92,40 +93,34 @@ final class FileWatch {
         }
     }
 
-    /// (Re)adds a watch for each file's folder, its parent, and the folder
-    /// of the file a link points to; drops the watches no longer wanted
-    /// (a folder moved away keeps its old watch otherwise).
+    /// (Re)adds a watch for each file's folder and the folder of the file a
+    /// link points to; a folder that is missing is waited for in the nearest
+    /// folder above it that exists (only then: a watch on ~/.config itself
+    /// would wake the daemon whenever another program made a file there).
+    /// Drops the watches no longer wanted (a folder moved away keeps its old watch otherwise).
     private func layWatches() {
-        // One watch per folder, with one mask: a parent is watched only for
-        // entries made, moved and removed (not for every file written in ~/.config).
-        var plan: [String: (mask: UInt32, entry: Watched)] = [:]
-        func want(_ folder: String, _ mask: UInt32, _ update: (inout Watched) -> Void) {
-            var planned = plan[folder] ?? (0, Watched(folder: folder))
-            planned.mask |= mask
-            update(&planned.entry)
-            plan[folder] = planned
+        var wanted: [Int32: Watched] = [:]
+        func add(_ folder: String, _ mask: UInt32, _ update: (inout Watched) -> Void) -> Bool {
+            // IN_MASK_ADD: a folder wanted for two reasons keeps both masks.
+            let added = inotify_add_watch(descriptor, folder, mask | UInt32(IN_ONLYDIR | IN_MASK_ADD))
+            guard added >= 0 else { return false }
+            update(&wanted[added, default: Watched(folder: folder)])
+            return true
         }
         for path in paths {
             var targets = [path]
             if let resolved = Self.linkTarget(path), resolved != path { targets.append(resolved) }
             for target in targets {
                 let (folder, name) = Self.split(target)
-                want(folder, Self.fileEvents | Self.folderEvents) { $0.files[name, default: []].insert(path) }
-                if folder != "/" {
-                    let (parent, folderName) = Self.split(folder)
-                    want(parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM)) { $0.folders.insert(folderName) }
+                if add(folder, Self.fileEvents | Self.folderEvents, { $0.files[name, default: []].insert(path) }) { continue }
+                // The folder is not there (yet): wait for the next missing part in the nearest folder that is.
+                var missing = folder
+                while missing != "/" {
+                    let (parent, child) = Self.split(missing)
+                    if add(parent, UInt32(IN_CREATE | IN_MOVED_TO) | Self.folderEvents, { $0.folders.insert(child) }) { break }
+                    missing = parent
                 }
             }
-        }
-        var wanted: [Int32: Watched] = [:]
-        for (folder, planned) in plan.sorted(by: { $0.key < $1.key }) {
-            let added = inotify_add_watch(descriptor, folder, planned.mask | UInt32(IN_ONLYDIR))
-            guard added >= 0 else { continue }
-            // Two paths of one folder (a linked folder) share its watch.
-            var entry = wanted[added] ?? Watched(folder: folder)
-            entry.files.merge(planned.entry.files) { $0.union($1) }
-            entry.folders.formUnion(planned.entry.folders)
-            wanted[added] = entry
         }
         for wd in watched.keys where wanted[wd] == nil { inotify_rm_watch(descriptor, wd) }
         watched = wanted

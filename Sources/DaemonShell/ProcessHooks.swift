@@ -16,6 +16,23 @@ struct ProcessHooks {
     var sleptSinceBoot: () -> Duration = BootTimer.sleptSinceBoot
     /// Replaces the process with a fresh copy of itself (returns only when that failed).
     var restart: (_ log: (String) -> Void) -> Void = DaemonProcess.restart
+    /// Ends the process with a status, once the daemon has stopped.
+    var exit: (Int32) -> Void = { Glibc.exit($0) }
+    /// Whether this is the systemd user unit (`ccrelay.service`), whose
+    /// lifetime is systemd's to manage: it does not end itself with the session.
+    var isTheUserUnit: Bool = ProcessHooks.runsAsTheUserUnit()
+
+    /// True when this process's cgroup is a `ccrelay.service` (systemd puts each unit in its own).
+    static func runsAsTheUserUnit() -> Bool {
+        guard let file = fopen("/proc/self/cgroup", "re") else { return false }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            if text.hasSuffix("/ccrelay.service\n") || text.contains("/ccrelay.service/") { return true }
+        }
+        return false
+    }
 
     /// Half of `$WATCHDOG_USEC`, when systemd set it.
     static func systemdWatchdogPeriod() -> Duration? {

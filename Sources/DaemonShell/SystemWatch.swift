@@ -2,6 +2,9 @@ import DBus
 import EventLoop
 import DesktopServices
 import SessionLogic
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What the daemon needs of the system's watchers (logind and NetworkManager).
 protocol SystemWatching: AnyObject {
@@ -9,12 +12,17 @@ protocol SystemWatching: AnyObject {
     func start()
     /// Lets a pending suspend go ahead (the delay inhibitor is released).
     func releaseSleepLock()
+    /// Called once when the logind session this daemon runs in closes (set before `start`).
+    var onDesktopSessionClosed: (() -> Void)? { get set }
+    /// Whether logind follows a session of this daemon's, and will say when it closes.
+    var followsDesktopSession: Bool { get }
 }
 
 /// Follows the system: logind's sleep announcements (holding a `delay` sleep
 /// inhibitor so a last keep-alive can go out) and NetworkManager's state and
-/// connectivity. Without a system bus, logind or NetworkManager it does
-/// nothing, and the daemon works on its timers alone.
+/// connectivity, and the end of the logind session the daemon runs in (its
+/// `State` becoming `closing`, or its removal). Without a system bus, logind
+/// or NetworkManager it does nothing, and the daemon works on its timers alone.
 ///
 /// Confinement: used only on `loop`.
 final class SystemWatch: SystemWatching {
@@ -24,10 +32,16 @@ final class SystemWatch: SystemWatching {
     private var bus: Connection?
     private var sleepLock: UnixFD?
     private var online: Bool?
+    var onDesktopSessionClosed: (() -> Void)?
+    /// The logind session this daemon runs in, once logind named it.
+    private var desktopSession: ObjectPath?
+    private var desktopSessionClosed = false
+    var followsDesktopSession: Bool { desktopSession != nil && !desktopSessionClosed }
 
     static let logind = "org.freedesktop.login1"
     static let logindPath: ObjectPath = "/org/freedesktop/login1"
     static let logindManager = "org.freedesktop.login1.Manager"
+    static let logindSession = "org.freedesktop.login1.Session"
     static let networkManager = "org.freedesktop.NetworkManager"
     static let networkManagerPath: ObjectPath = "/org/freedesktop/NetworkManager"
 
@@ -61,7 +75,18 @@ final class SystemWatch: SystemWatching {
         }
         _ = bus.watchName(Self.logind) { [weak self] owner in
             guard let self else { return }
-            if owner != nil { self.takeSleepLock() } else { self.sleepLock = nil }
+            if owner != nil {
+                self.takeSleepLock()
+                self.followDesktopSession(on: bus)
+            } else {
+                self.sleepLock = nil
+                self.desktopSession = nil
+            }
+        }
+        _ = bus.subscribe(MatchRule(sender: Self.logind, path: Self.logindPath, interface: Self.logindManager, member: "SessionRemoved")) {
+            [weak self] message in
+            guard let self, let path = try? message.argument(1, as: ObjectPath.self), path == self.desktopSession else { return }
+            self.desktopSessionEnded("logind removed it")
         }
         _ = bus.subscribe(MatchRule(sender: Self.networkManager, path: Self.networkManagerPath, interface: Self.networkManager, member: "StateChanged")) {
             [weak self] message in
@@ -92,6 +117,37 @@ final class SystemWatch: SystemWatching {
                 self?.networkProperties(properties)
             }
         }
+    }
+
+    /// Finds the logind session this daemon runs in (`XDG_SESSION_ID`, or
+    /// its own process) and follows its `State`. A daemon outside any session
+    /// (the systemd user unit, whose lifetime is systemd's) follows none.
+    private func followDesktopSession(on bus: Connection) {
+        let lookup: (String, Value) =
+            if let id = getenv("XDG_SESSION_ID").map({ String(cString: $0) }), !id.isEmpty, id.utf8.count < 256 {
+                ("GetSession", .string(id))
+            } else {
+                ("GetSessionByPID", .uint32(UInt32(getpid())))
+            }
+        bus.call(.methodCall(destination: Self.logind, path: Self.logindPath, interface: Self.logindManager, member: lookup.0,
+                             body: [lookup.1])) { [weak self] result in
+            guard let self, let path = try? result.get().argument(0, as: ObjectPath.self), self.desktopSession != path else { return }
+            self.desktopSession = path
+            _ = bus.subscribe(.propertiesChanged(sender: Self.logind, path: path, of: Self.logindSession)) { [weak self] message in
+                let changes = message.body.lazy.compactMap { try? [String: Variant](dbusValue: $0) }.first
+                if changes?["State"]?.get(String.self) == "closing" { self?.desktopSessionEnded("logind is closing it") }
+            }
+            bus.property(Self.logind, path, Self.logindSession, "State") { [weak self] state in
+                if (try? state.get())?.get(String.self) == "closing" { self?.desktopSessionEnded("logind is closing it") }
+            }
+        }
+    }
+
+    private func desktopSessionEnded(_ why: String) {
+        guard !desktopSessionClosed else { return }
+        desktopSessionClosed = true
+        log("the desktop session ended (\(why))")
+        onDesktopSessionClosed?()
     }
 
     /// Lets the machine sleep: drops the delay inhibitor.

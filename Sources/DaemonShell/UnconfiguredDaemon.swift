@@ -37,6 +37,12 @@ public final class UnconfiguredDaemon: ControlTarget {
             guard let self, case .actionInvoked(_, let key, _) = event, key == AlertAction.clearBadgeKey else { return }
             _ = try? self.clearBadge()
         }
+        // No session to wait in: a daemon outside systemd ends with its session bus.
+        desktop.onBusGone = { [log] in
+            guard !ProcessHooks.runsAsTheUserUnit() else { return }
+            log("the session bus has been away for \(SessionBusFace.busGrace.components.seconds) s; the desktop session is over, stopping")
+            exit(0)
+        }
     }
 
     /// Claims the name and starts watching the configuration; `done` hears why not.

@@ -185,7 +185,7 @@ public enum ConfigurationParser {
                 return "url must not contain spaces, tabs or control characters"
             }
             guard let url = RelayURL(value) else {
-                return "url must start with https:// (plain http only to a loopback address: 127.0.0.1, [::1] or localhost), got '\(RelayURL.redacted(value))'"
+                return "url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost), got '\(RelayURL.redacted(value))'"
             }
             guard !url.authority.contains("@") else {
                 return "url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring (ccrelay login --save-password)"

@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// Method calls, errors, timeouts and signature checks on a real private bus.
-@Suite struct CallTests {
+@Suite(.desktopBudget) struct CallTests {
     let bus: PrivateBus
     let server: Connection
     let client: Connection

@@ -6,7 +6,7 @@ import Testing
 
 /// Exported objects: properties, PropertiesChanged and introspection, seen by
 /// this module and by systemd's busctl.
-@Suite struct ExportedObjectTests {
+@Suite(.desktopBudget) struct ExportedObjectTests {
     let bus: PrivateBus
     let server: Connection
     let client: Connection

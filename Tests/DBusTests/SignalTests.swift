@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Signal subscriptions, sender filtering, name watching and ownership.
-@Suite struct SignalTests {
+@Suite(.desktopBudget) struct SignalTests {
     let bus: PrivateBus
     let listener: Connection
     let emitter: Connection

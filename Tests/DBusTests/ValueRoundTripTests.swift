@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// Values sent through a real private dbus-daemon to an echo object and back.
-@Suite struct ValueRoundTripTests {
+@Suite(.desktopBudget) struct ValueRoundTripTests {
     let bus: PrivateBus
     let server: Connection
     let client: Connection

@@ -45,7 +45,8 @@ final class DaemonHarness {
             }, relayTransport: { [relay] target in relay.lane(for: target) }, storePath: folder + "/alerts.db",
             process: ProcessHooks(
                 notify: { [processLog] in processLog.notifications.append($0) }, watchdogPeriod: watchdog,
-                sleptSinceBoot: { [processLog] in processLog.slept }, restart: { [processLog] _ in processLog.restarts += 1 }),
+                sleptSinceBoot: { [processLog] in processLog.slept }, restart: { [processLog] _ in processLog.restarts += 1 },
+                exit: { [processLog] in processLog.exits.append($0) }, isTheUserUnit: false),
             log: { log.lines.append($0) })
         self.log = log
         var failure: Error?
@@ -76,6 +77,8 @@ private final class LogBox {
 final class ProcessLog {
     var notifications: [String] = []
     var restarts = 0
+    /// The statuses the daemon exited with (it cannot, on the embedded loop: they are recorded).
+    var exits: [Int32] = []
     /// What CLOCK_BOOTTIME minus CLOCK_MONOTONIC says: the test raises it to make the machine "sleep".
     var slept: Duration = .zero
 }
@@ -176,6 +179,9 @@ final class ScriptedRelay {
 /// logind and NetworkManager as the test says.
 final class FakeSystemWatch: SystemWatching {
     var onEvent: ((SessionEvent) -> Void)?
+    var onDesktopSessionClosed: (() -> Void)?
+    /// Whether the test's logind "follows" the daemon's session.
+    var followsDesktopSession = false
     private(set) var started = false
     private(set) var sleepLocksReleased = 0
 
@@ -189,6 +195,7 @@ final class FakeSystemWatch: SystemWatching {
 final class RecordingDesktop: DesktopFace {
     var onAlertEvent: ((Notifier.Event) -> Void)?
     var onReconnected: (() -> Void)?
+    var onBusGone: (() -> Void)?
     var connection: Connection? { nil }
     var passwords: [String: String] = [:]
     private(set) var posted: [Alert] = []

@@ -3,11 +3,12 @@
 import DesktopServices
 import SessionLogic
 import Testing
+import TestSupport
 
 /// The daemon shell's rules on the embedded loop (`DaemonHarness`): what
 /// reaches the journal, the desktop and the saved session, driven by a
 /// scripted server and virtual time — no process spawned, no wait.
-@Suite struct DaemonShellTests {
+@Suite(.desktopBudget) struct DaemonShellTests {
     @Test func keepAlivesGoOutEveryIntervalOnTheLoopsClock() throws {
         let rig = try DaemonHarness()
         #expect(rig.server.pending == .login(user: nil, password: nil))

@@ -2,11 +2,12 @@
 import EventLoop
 import Foundation
 import Testing
+import TestSupport
 
 /// The configuration watch with real inotify on the embedded loop: it holds
 /// when its folder is deleted or moved away and made again, and it follows a
 /// configuration that is a symbolic link (dotfiles).
-@Suite struct FileWatchTests {
+@Suite(.desktopBudget) struct FileWatchTests {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-watch-\(UUID().uuidString)").path
     let loop = ManualLoop()
 
@@ -22,6 +23,13 @@ import Testing
             defer { reports.paths = [] }
             return reports.paths
         })
+    }
+
+    /// How many inodes the watch's inotify instance watches, from the kernel's `/proc/self/fdinfo`.
+    func watchedInodes() throws -> Int {
+        let inotify = try #require(loop.watched.first { $0.value.contains(.readable) }?.key)
+        let info = try String(contentsOfFile: "/proc/self/fdinfo/\(inotify)", encoding: .utf8)
+        return info.split(separator: "\n").filter { $0.hasPrefix("inotify wd:") }.count
     }
 
     func write(_ text: String, to path: String) throws {
@@ -42,6 +50,9 @@ import Testing
         #expect(reported() == [path], "a change in the folder made again")
         try write("three", to: path)
         #expect(reported() == [path])
+        // The folder above is watched only while the folder is missing: once it is back, only it is
+        // (the kernel's own list of the watches), so a file another program makes above wakes nothing.
+        #expect(try watchedInodes() == 1)
         withExtendedLifetime(watch) {}
     }
 

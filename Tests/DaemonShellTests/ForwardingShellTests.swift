@@ -5,11 +5,12 @@ import EventLoop
 import Foundation
 import SessionLogic
 import Testing
+import TestSupport
 
 /// Forwarding in the daemon shell: what goes into the outbox, when each
 /// target is tried, back-off and the flush when the campus session returns,
 /// late marks, and a target that never answers holding nothing else up.
-@Suite struct ForwardingShellTests {
+@Suite(.desktopBudget) struct ForwardingShellTests {
     static let relayConfig = """
         [relay]
         ntfy = https://ntfy.campus.example/ccrelay-20231234

@@ -4,11 +4,12 @@ import DesktopServices
 import Foundation
 import SessionLogic
 import Testing
+import TestSupport
 
 /// The daemon's rules about its process and the machine, on the embedded
 /// loop with a fake `ProcessHooks`: a sleep nobody announced, systemd's
 /// notifications and watchdog, and restarting for a changed configuration.
-@Suite struct ProcessRulesTests {
+@Suite(.desktopBudget) struct ProcessRulesTests {
     @Test func aSleepNobodyAnnouncedIsNoticedAtTheNextTimerAndTheSessionResumes() throws {
         let rig = try DaemonHarness()
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
@@ -79,5 +80,35 @@ import Testing
         #expect(rig.processLog.restarts == 1)
         #expect(rig.logged.contains("the configuration changed; restarting with it"))
         #expect(try rig.store().savedSession()?.seq == 2, "the session is saved first, as it is now, for the new process to carry on")
+    }
+
+    /// issue 21: a daemon outlived its desktop session (re-parented to PID 1,
+    /// keeping the previous student of a lab PC online). When logind closes
+    /// the session it logs out (as configured) and exits.
+    @Test func theDesktopSessionClosingLogsOutAndEndsTheDaemon() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nlogout-on-exit = true")
+        rig.server.answer(ScriptedServer.loggedIn())
+        rig.system.onDesktopSessionClosed?()
+        #expect(rig.server.pending == .logout)
+        #expect(rig.processLog.exits.isEmpty, "after the logout")
+        rig.server.answer(.loggedOutByRequest)
+        #expect(rig.processLog.exits == [0])
+        #expect(rig.logged.contains("the desktop session closed; stopping with it"), "\(rig.logged)")
+    }
+
+    /// The session bus gone for good with no logind session to ask: the session is over.
+    @Test func aSessionBusThatStaysAwayEndsTheDaemonUnlessLogindFollowsTheSession() throws {
+        let alone = try DaemonHarness()
+        alone.server.answer(ScriptedServer.loggedIn())
+        alone.desktop.onBusGone?()
+        alone.loop.runPending()
+        #expect(alone.processLog.exits == [0], "\(alone.logged)")
+        let followed = try DaemonHarness()
+        followed.system.followsDesktopSession = true
+        followed.server.answer(ScriptedServer.loggedIn())
+        followed.desktop.onBusGone?()
+        followed.loop.runPending()
+        #expect(followed.processLog.exits.isEmpty, "logind will say when the session ends")
+        #expect(followed.logged.contains { $0.contains("still trying (logind says when the session ends)") }, "\(followed.logged)")
     }
 }

@@ -12,7 +12,7 @@ import TestSupport
 /// comes back where it was: the face retries with back-off, then owns the
 /// name, serves the control API and the LauncherEntry again, and tells the
 /// daemon (which restarts what used the old connection).
-@Suite struct SessionBusFaceTests {
+@Suite(.desktopBudget) struct SessionBusFaceTests {
     /// Answers the control API; counts what it was asked.
     final class CountingTarget: ControlTarget {
         var badgeClears = 0

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The Notifier against a real dunst under Xvfb.
-@Suite struct NotifierDunstTests {
+@Suite(.desktopBudget) struct NotifierDunstTests {
     @Test func serverTextIsEscapedForDunstWhichParsesMarkup() async throws {
         let bus = try PrivateBus()
         let dunst = try await Dunst(on: bus)

@@ -8,7 +8,7 @@ import Testing
 
 /// The Notifier against python3-dbusmock's notification_daemon, which records
 /// every call with its exact D-Bus types.
-@Suite struct NotifierProtocolTests {
+@Suite(.desktopBudget) struct NotifierProtocolTests {
     static let fullCapabilities = ["body", "body-markup", "actions", "persistence"]
 
     @Test func notifySendsExactlyTypedHintsAndActions() async throws {

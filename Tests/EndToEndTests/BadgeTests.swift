@@ -8,7 +8,7 @@ import Testing
 /// private bus): alerts raise it, dismissing or clicking a bubble lowers it,
 /// expiry does not, and `ccrelay badge clear` zeroes it with the daemon
 /// running or stopped.
-@Suite struct BadgeTests {
+@Suite(.desktopBudget) struct BadgeTests {
     typealias Badge = LauncherEntryRecorder.Badge
 
     func history(_ rig: DaemonRig) throws -> [[String: Any]] {

@@ -7,7 +7,7 @@ import Testing
 /// The built `ccrelay` binary as a user meets it: help everywhere, version,
 /// usage errors with status 2 and a hint, status 3 without a daemon, the
 /// journal commands without a daemon, and shell completions that work.
-@Suite struct CommandLineTests {
+@Suite(.desktopBudget) struct CommandLineTests {
     let ccrelay = DaemonRig.ccrelay
     static let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "relay",
                            "completions", "demo"]

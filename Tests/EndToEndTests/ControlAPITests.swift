@@ -5,7 +5,7 @@ import Testing
 /// The daemon's D-Bus API through the real CLI: status (plain, JSON, watch),
 /// login, logout, history, one daemon per session, and carrying a session
 /// over a restart.
-@Suite struct ControlAPITests {
+@Suite(.desktopBudget) struct ControlAPITests {
     func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "not a JSON object: \(text)")
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// The real `ccrelay daemon` against ccsim over mutual TLS, with a real dunst
 /// on a private session bus; short intervals (2 s) and timeouts (8 s).
-@Suite struct DaemonTests {
+@Suite(.desktopBudget) struct DaemonTests {
     static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
 
     typealias Rig = DaemonRig
@@ -97,9 +97,22 @@ import Testing
         #expect(try rig.shown().isEmpty, "no alert for a network the user turned off")
     }
 
+    /// A logind session of the test's own on a private system bus: the daemon
+    /// runs in it (`XDG_SESSION_ID`), as one started by a desktop's autostart does.
+    static func logindWithASession(_ id: String) async throws -> (PrivateBus, MockSystemService) {
+        let system = try PrivateBus()
+        let logind = try await MockSystemService(template: "logind", name: "org.freedesktop.login1", on: system)
+        try await logind.call("org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.DBus.Mock", "AddSession",
+                              [.string(id), .string("seat0"), .uint32(getuid()), .string("student"), .boolean(true)])
+        return (system, logind)
+    }
+
     @Test func aRestartedSessionBusIsRejoinedAndAlertsReachTheNewNotificationServer() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-bus-\(UUID().uuidString)").path
-        let rig = try await Rig(busSocket: socket)
+        // logind says the session lives on, however long the test takes to bring the bus back.
+        let (system, logind) = try await Self.logindWithASession("c3")
+        let rig = try await Rig(systemBus: system, busSocket: socket, extraEnvironment: ["XDG_SESSION_ID": "c3"])
+        defer { withExtendedLifetime(logind) {} }
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
         rig.bus.stop()
         #expect(await eventually { rig.log.contains("the session bus went away") }, "\(rig.log)")
@@ -111,6 +124,35 @@ import Testing
             (try? newDunst.closeAllAndReadHistory().contains { $0.category == "network.disconnected" }) == true
         }, "\(rig.log)")
         #expect(rig.daemon.isRunning)
+    }
+
+    /// issue 21: a daemon started by the autostart entry outlived the desktop
+    /// session (`dbus-run-session -- sh -c 'ccrelay daemon & sleep 5'`). With
+    /// no logind session to ask, its session bus gone for good ends it, logged out first.
+    @Test func theDaemonEndsWithItsSessionBusAndLogsOutFirst() async throws {
+        let rig = try await Rig(extraConfig: "logout-on-exit = true")
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        rig.bus.stop()
+        // (A daemon that does not end fails here; waiting for it would hang the suite.)
+        try #require(await eventually(timeout: .seconds(40)) { !rig.daemon.isRunning }, "\(rig.log)")
+        #expect(rig.daemon.wait() == 0)
+        #expect(try rig.sim.sessions().first?["reason"] as? String == "logout", "\(rig.log)")
+        #expect(rig.log.contains("no logind session says the desktop lives on; stopping with it"), "\(rig.log)")
+    }
+
+    /// issue 21: logind closing the session the daemon runs in (a logout on XFCE, LXQt, MATE) ends it.
+    @Test func theDaemonEndsWhenLogindClosesItsSession() async throws {
+        let (system, logind) = try await Self.logindWithASession("c7")
+        let rig = try await Rig(extraConfig: "logout-on-exit = true", systemBus: system, extraEnvironment: ["XDG_SESSION_ID": "c7"])
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        #expect(rig.daemon.isRunning)
+        try await logind.call("org.freedesktop.login1", "/org/freedesktop/login1/session/c7", "org.freedesktop.DBus.Mock",
+                              "UpdateProperties", [.string("org.freedesktop.login1.Session"),
+                                                   .dictionary(key: "s", value: "v", [DictEntry(.string("State"), .variant(.string("closing")))])])
+        try #require(await eventually(timeout: .seconds(20)) { !rig.daemon.isRunning }, "\(rig.log)")
+        #expect(rig.daemon.wait() == 0)
+        #expect(rig.log.contains("the desktop session ended (logind is closing it)"), "\(rig.log)")
+        #expect(try rig.sim.sessions().first?["reason"] as? String == "logout")
     }
 
     @Test func aCertificateExpiringWithinAWeekIsAnnounced() async throws {
@@ -177,7 +219,7 @@ import Testing
 
 /// Not set up is a state, not a crash (issue 13): the daemon waits on the bus
 /// as `unconfigured`, says what to fix, and starts when the file is usable.
-@Suite struct UnconfiguredDaemonTests {
+@Suite(.desktopBudget) struct UnconfiguredDaemonTests {
     @Test func notSetUpIsAStateAndAUsableFileStartsTheSession() async throws {
         let bus = try PrivateBus()
         let sim = try CCSimProcess(tls: false)
@@ -229,7 +271,7 @@ import Testing
 
 /// The autostart entry's command (issue 13): one daemon, whoever starts it
 /// and however often; nothing for a user who never set ccrelay up.
-@Suite struct AutostartTests {
+@Suite(.desktopBudget) struct AutostartTests {
     @Test func autostartStartsOneDaemonAndNothingWithoutAConfiguration() async throws {
         let rig = try await DaemonRig()
         #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")

@@ -5,7 +5,7 @@ import Testing
 /// The README's first command: the scripted demo, headless (a private bus
 /// and the terminal sink), its transcript checked step by step; Ctrl-C leaves
 /// nothing behind.
-@Suite struct DemoTests {
+@Suite(.desktopBudget) struct DemoTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/ccrelay-demo").path
     /// No session bus to find: the demo brings its own.

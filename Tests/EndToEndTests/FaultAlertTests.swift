@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 11 end to end: faults that used to leave the student with no alert
 /// or the daemon dead, each against the real daemon, dunst and a real server.
-@Suite struct FaultAlertTests {
+@Suite(.desktopBudget) struct FaultAlertTests {
     typealias Rig = DaemonRig
 
     func status(_ rig: Rig) throws -> [String: Any] {
@@ -109,7 +109,7 @@ import Testing
 
 /// After a refusal the daemon waits for the user: a replaced certificate is
 /// tried at once, and a changed configuration takes effect by itself.
-@Suite struct UserActsTests {
+@Suite(.desktopBudget) struct UserActsTests {
     @Test func aReplacedCertificateIsTriedAtOnceAfterARefusal() async throws {
         let pki = TestPKI.shared
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-replace-\(UUID().uuidString)").path

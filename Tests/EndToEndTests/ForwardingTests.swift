@@ -5,7 +5,7 @@ import Testing
 /// Forwarding off the machine, end to end: the real daemon, ccsim, and
 /// loopback ntfy, gotify and webhook servers (Tests/Fixtures/relay_recorder.py)
 /// that record what they receive.
-@Suite struct ForwardingTests {
+@Suite(.desktopBudget) struct ForwardingTests {
     func status(_ rig: DaemonRig) throws -> [String: Any] {
         let result = try rig.cli(["status", "--json"])
         return (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]) ?? [:]

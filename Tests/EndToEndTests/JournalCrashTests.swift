@@ -7,7 +7,7 @@ import Testing
 /// kill -9 while the daemon is writing the journal: every campus notice ends
 /// up recorded exactly once (never lost, never shown twice) and the file is
 /// never damaged.
-@Suite struct JournalCrashTests {
+@Suite(.desktopBudget) struct JournalCrashTests {
     @Test func aDaemonKilledWhileRecordingLosesAndRepeatsNothing() async throws {
         let rig = try await DaemonRig()
         #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")

@@ -8,7 +8,7 @@ import Testing
 /// GeoClue2 (python3-dbusmock, Tests/Fixtures/geoclue2.py) on a private system
 /// bus or a fake Location portal on the session bus, and dunst showing the
 /// alerts in Chinese.
-@Suite struct LocationTests {
+@Suite(.desktopBudget) struct LocationTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures").path
     static let geoclueName = "org.freedesktop.GeoClue2"

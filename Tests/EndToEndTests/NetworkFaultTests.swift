@@ -7,7 +7,7 @@ import Testing
 /// name that stops resolving, the client's address changing mid-session.
 /// The daemon shows `failing` or `no-network`, never a credentials or trust
 /// alert, and comes back online by itself each time.
-@Suite(.serialized) struct NetworkFaultTests {
+@Suite(.serialized, .desktopBudget) struct NetworkFaultTests {
     @Test func theDaemonRidesOutRealNetworkFaults() async throws {
         let network = try TestNetwork()
         let rig = try await Rig(network)

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The built `ccrelay notify-test`, run as a user would, against real dunst.
-@Suite struct NotifyTestCommandTests {
+@Suite(.desktopBudget) struct NotifyTestCommandTests {
     static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
 
     /// The catalogues of resources/po compiled with msgfmt for this run.

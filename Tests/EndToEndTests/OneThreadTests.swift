@@ -5,7 +5,7 @@ import Testing
 /// The daemon runs on one thread, its event loop, and sleeps between
 /// keep-alives: counted from /proc (thread count, context switches), never timed.
 /// bench/idle measures the cost per keep-alive; this keeps the property.
-@Suite struct OneThreadTests {
+@Suite(.desktopBudget) struct OneThreadTests {
     /// Also with a forwarding target configured: with nothing to forward it costs no wake-up.
     @Test(arguments: ["", "[relay]\nwebhook = http://127.0.0.1:9/ccrelay"])
     func anIdleDaemonHasOneThreadAndDoesNotWakeBetweenKeepAlives(_ extraConfig: String) async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The files that make ccrelay a desktop citizen, checked by the tools that
 /// judge them, and the .deb installed into a clean root and run from there.
-@Suite struct PackagingTests {
+@Suite(.desktopBudget) struct PackagingTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
     static let packaging = repository + "/packaging"

@@ -10,7 +10,7 @@ import Testing
 /// Password login: `ccrelay login --save-password` stores the password in a
 /// real gnome-keyring, the Secret Service client reads it back, and the CC/1
 /// client logs in with it.
-@Suite struct PasswordLoginTests {
+@Suite(.desktopBudget) struct PasswordLoginTests {
     static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
 
     @Test func savedPasswordLogsIn() async throws {

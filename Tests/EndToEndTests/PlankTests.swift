@@ -7,7 +7,7 @@ import Testing
 /// screenshot: after alerts, again after plank restarts (it never asks; the
 /// daemon announces when `com.canonical.Unity` gets an owner), and gone after
 /// `ccrelay badge clear`. Screenshots in .build/debug/test-artifacts.
-@Suite struct PlankTests {
+@Suite(.desktopBudget) struct PlankTests {
     static let artifacts = buildProductsDirectory.appendingPathComponent("test-artifacts").path
 
     @Test func plankShowsTheBadgeAgainAfterItRestartsAndBadgeClearRemovesIt() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// The daemon process over its life: restarts for a changed configuration
 /// leave nothing behind, and a reader of its log that goes away does not kill it.
-@Suite struct ProcessLifeTests {
+@Suite(.desktopBudget) struct ProcessLifeTests {
     /// The descriptors a process holds, by what they are (socket, pipe, file).
     static func descriptors(_ pid: pid_t) -> [String] {
         let folder = "/proc/\(pid)/fd"

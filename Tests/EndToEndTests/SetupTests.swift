@@ -4,7 +4,7 @@ import Testing
 
 /// `ccrelay setup` (issue 13): from nothing to online in one command, the
 /// login tried before anything is written, nothing written when it fails.
-@Suite struct SetupTests {
+@Suite(.desktopBudget) struct SetupTests {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-setup-\(UUID().uuidString)").path
     var configPath: String { folder + "/config/ccrelay/ccrelay.conf" }
 

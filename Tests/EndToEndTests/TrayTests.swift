@@ -7,7 +7,7 @@ import Testing
 /// The tray icon (issue 13): a StatusNotifierItem with a dbusmenu menu,
 /// against a recording watcher (exact properties, signals, clicks) and a
 /// real tray host under Xvfb.
-@Suite struct TrayTests {
+@Suite(.desktopBudget) struct TrayTests {
     func status(_ rig: DaemonRig) -> [String: Any] {
         let output = (try? rig.cli(["status", "--json"]).standardOutput) ?? ""
         return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]) ?? [:]
@@ -107,7 +107,7 @@ private func registered(_ rig: DaemonRig) -> String {
 /// A real tray host: Debian's status-notifier-watcher and gtk-sni-tray-standalone
 /// on a display of the test's own; the screenshot (in .build/debug/test-artifacts)
 /// must show the state's icon, by its colour.
-@Suite struct TrayHostTests {
+@Suite(.desktopBudget) struct TrayHostTests {
     static let artifacts = buildProductsDirectory.appendingPathComponent("test-artifacts").path
 
     @Test func aRealTrayHostShowsTheIconOfTheState() async throws {
