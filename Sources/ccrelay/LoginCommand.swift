@@ -56,7 +56,18 @@ enum LoginCommand {
         guard let user = parsed.values["user"], !user.isEmpty else {
             return usageError("login", "--user ID is required (your campus account)")
         }
-        let password = parsed.has("password-stdin") ? readLine(strippingNewline: true) : askWithoutEcho("Campus password for \(user): ")
+        var password: String?
+        if parsed.has("password-stdin") {
+            switch SecretInput.readLine() {
+            case .text(let text): password = text
+            case .none: password = nil
+            case .tooLong:
+                Output.error("login: the password is longer than \(SecretInput.limit) bytes; is standard input the right file? Nothing was saved")
+                return ExitStatus.failure
+            }
+        } else {
+            password = askWithoutEcho("Campus password for \(user): ")
+        }
         guard let password, !password.isEmpty else {
             Output.error("login: no password given; nothing was saved")
             return ExitStatus.failure

@@ -93,7 +93,11 @@ enum SetupCommand {
         var bundlePassword: String?
         if parsed.has("p12-password-stdin") {
             guard bundle else { return usageError("setup", localize("--p12-password-stdin goes with a PKCS#12 --certificate (.p12 or .pfx)")) }
-            bundlePassword = readLine(strippingNewline: true) ?? ""
+            switch SecretInput.readLine() {
+            case .text(let text): bundlePassword = text
+            case .none: bundlePassword = ""
+            case .tooLong: return passwordTooLong()
+            }
         } else if bundle && asking {
             bundlePassword = LoginCommand.askWithoutEcho(localize("Password of the certificate bundle (empty if it has none): "))
         }
@@ -101,8 +105,15 @@ enum SetupCommand {
         guard user != nil || certificate != nil else { return usageError("setup", localize("a certificate (--certificate) or a user (--user) is needed")) }
         var password: String?
         if let user {
-            password = parsed.has("password-stdin") ? readLine(strippingNewline: true)
-                : LoginCommand.askWithoutEcho(fill(localize("Campus password for %s: "), user))
+            if parsed.has("password-stdin") {
+                switch SecretInput.readLine() {
+                case .text(let text): password = text
+                case .none: password = nil
+                case .tooLong: return passwordTooLong()
+                }
+            } else {
+                password = LoginCommand.askWithoutEcho(fill(localize("Campus password for %s: "), user))
+            }
             guard password != nil else { return ExitStatus.failure }
         }
 
@@ -118,10 +129,6 @@ enum SetupCommand {
             if let problem = ConfigurationEditor.problem(with: value) {
                 return usageError("setup", "\(what) \(problem)")
             }
-        }
-        if let password, password.utf8.count > 1024 || password.contains("\0") {
-            Output.error(localize("setup: the password is longer than 1,024 bytes or not text; is standard input the right file?"))
-            return ExitStatus.failure
         }
         let text = configurationText(
             path, current: current, server: server, caFile: caFile.map(absolute), pin: parsed.values["pinned-key"],
@@ -174,6 +181,11 @@ enum SetupCommand {
             }
         }
         return ExitStatus.ok
+    }
+
+    private static func passwordTooLong() -> Int32 {
+        Output.error(localize("setup: the password is longer than 1,024 bytes or not text; is standard input the right file?"))
+        return ExitStatus.failure
     }
 
     /// The current configuration's answers (the defaults of a second run).
