@@ -2,12 +2,6 @@
 // SPDX-License-Identifier: Apache-2.0 (LICENSE)
 import PackageDescription
 
-/// The shipped programs are linked by lld with packed relative relocations
-/// (DT_RELR, glibc ≥ 2.36): a static-stdlib Swift binary carries ~37,000 of
-/// them, and as RELA their 900 KiB table is read at every start and stays
-/// resident; as RELR it is 7 KiB (bench/idle: RSS −0.4 MiB). Still PIE.
-let compactRelocations: [LinkerSetting] = [.unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
-
 /// ccrelay: keeps a Linux desktop logged in to the campus CC server and
 /// reports trouble through desktop notifications. See README.md.
 let package = Package(
@@ -45,13 +39,11 @@ let package = Package(
         .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "SessionLogic", "CLinux", "CSQLite", "FileAccess"]),
         .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "SessionLogic", "CCProtocol", "CLinux", "EventLoop"]),
         .executableTarget(
-            name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop"],
-            linkerSettings: compactRelocations),
+            name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
-            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "SessionLogic"],
-            linkerSettings: compactRelocations),
-        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"], linkerSettings: compactRelocations),
+            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "SessionLogic"]),
+        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 
         .target(name: "TestSupport", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),

@@ -53,7 +53,7 @@ final class CurlEasy {
         try set(CURLOPT_NOPROXY, "*", "disabling proxies")
         try set(CURLOPT_FOLLOWLOCATION, 0, "refusing redirects")
         try set(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
-        try set(CURLOPT_PROTOCOLS_STR, scheme, "the protocol")
+        try check(ccurl_setopt_only_protocol(handle, scheme), "the protocol")
         try set(CURLOPT_SSL_VERIFYPEER, 1, "server certificate verification")
         try set(CURLOPT_SSL_VERIFYHOST, 2, "server name verification")
         try set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2), "TLS 1.2 or newer")

@@ -1,6 +1,10 @@
 #ifndef CCRELAY_CCURL_SHIM_H
 #define CCRELAY_CCURL_SHIM_H
+/* CURLOPT_PROTOCOLS is deprecated from libcurl 7.85 on, but it is the only
+   way to say the same to 7.81 (Ubuntu 22.04): the attribute is left out. */
+#define CURL_DISABLE_DEPRECATION 1
 #include <curl/curl.h>
+#include <string.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot
    call; one typed wrapper per argument kind. */
@@ -16,6 +20,14 @@ static inline CURLcode ccurl_setopt_header_function(CURL *h, size_t (*f)(char *,
 }
 static inline CURLcode ccurl_setopt_opensocket_function(CURL *h, curl_opensocket_callback f) {
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f);
+}
+/* Allows only `scheme` ("https" or "http"): CURLOPT_PROTOCOLS_STR where
+   libcurl has it (7.85 and later), the older bitmask otherwise. */
+static inline CURLcode ccurl_setopt_only_protocol(CURL *h, const char *scheme) {
+    CURLcode result = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, scheme);
+    if (result != CURLE_UNKNOWN_OPTION) return result;
+    long mask = strcmp(scheme, "http") == 0 ? CURLPROTO_HTTP : CURLPROTO_HTTPS;
+    return curl_easy_setopt(h, CURLOPT_PROTOCOLS, mask);
 }
 static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }
 /* CURLVERSION_NOW is a macro naming the newest struct layout. */

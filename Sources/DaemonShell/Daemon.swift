@@ -25,7 +25,14 @@ public final class Daemon {
     /// Waits for the credential files to be quiet for a second after a change,
     /// and the last of them that changed.
     private var fileSettle: (any LoopTimer)?
+    private var upgradeSettle: (any LoopTimer)?
     private var lastChangedFile = ""
+    /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
+    private let executable = DaemonProcess.executablePath
+    /// Exchanges with the CC server under way (a restart for an upgrade waits for none).
+    private var exchangesInFlight = 0
+    /// An upgrade replaced the program: restart once no exchange is under way.
+    private var upgradeWaiting = false
     private let client: any CCTransport
     /// The session bus face, the notification server and the keyring.
     let desktop: any DesktopFace
@@ -223,7 +230,7 @@ public final class Daemon {
     /// The configuration and the files it names: a new configuration takes
     /// effect by itself, and a replaced certificate is tried at once after a refusal.
     private func watchFiles() {
-        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
+        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile, executable].compactMap { $0 }
         do {
             fileWatch = try FileWatch(paths: paths, loop: loop) { [weak self] path in self?.fileChanged(path) }
         } catch {
@@ -234,6 +241,7 @@ public final class Daemon {
 
     private func fileChanged(_ path: String) {
         if path == configurationPath { return configurationChanged() }
+        if path == executable { return programReplaced() }
         // A certificate, key or CA file: after a refusal of the credentials,
         // the user acted. Certificate and key are often replaced one after
         // the other: the login waits until the files have been quiet for a second.
@@ -241,6 +249,35 @@ public final class Daemon {
         let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled() }
         fileSettle = settle
         settle.arm(after: .seconds(1))
+    }
+
+    /// The package manager replaced this program (dpkg writes the new file
+    /// and renames it over the old): once it has been quiet for a second and
+    /// no exchange is under way, the daemon runs the new one, the same process
+    /// carrying on with the session (as for a changed configuration).
+    private func programReplaced() {
+        guard let executable, access(executable, X_OK) == 0 else { return }
+        let settle = upgradeSettle ?? loop.makeTimer { [weak self] in
+            guard let self else { return }
+            self.upgradeWaiting = true
+            self.restartForTheUpgradeIfQuiet()
+        }
+        upgradeSettle = settle
+        settle.arm(after: .seconds(1))
+    }
+
+    private func restartForTheUpgradeIfQuiet() {
+        guard upgradeWaiting, exchangesInFlight == 0 else { return }
+        log("\(executable ?? "the program") was replaced (an upgrade); restarting with it")
+        saveSession()
+        process.restart(log)
+        upgradeWaiting = false
+    }
+
+    /// One exchange with the CC server is over: a restart for an upgrade may go now.
+    private func exchangeEnded() {
+        exchangesInFlight -= 1
+        restartForTheUpgradeIfQuiet()
     }
 
     private func credentialFilesSettled() {
@@ -351,7 +388,9 @@ public final class Daemon {
             }
         case .sendKeepAlive(let seq, let timeout):
             guard let token else { return }
+            exchangesInFlight += 1
             client.keepAlive(session: token, seq: seq, location: fixForKeepAlive(), timeout: timeout) { exchange in
+                defer { self.exchangeEnded() }
                 let reading = KeepAliveReading(exchange)
                 self.note(reading.problem, droppedNotices: reading.droppedNotices)
                 if let rejected = reading.locationRejected { self.keepAliveLocation(rejected: rejected) }
@@ -360,7 +399,8 @@ public final class Daemon {
         case .sendLogout:
             guard let token else { return }
             self.token = nil
-            client.logout(session: token, timeout: .seconds(5)) { _ in }
+            exchangesInFlight += 1
+            client.logout(session: token, timeout: .seconds(5)) { _ in self.exchangeEnded() }
         case .dropConnection:
             client.dropConnection {}
         case .armTimer(let instant): timer?.arm(at: instant)
@@ -380,7 +420,9 @@ public final class Daemon {
     }
 
     private func login(user: String?, password: String?, timeout: Duration) {
+        exchangesInFlight += 1
         client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
+            defer { self.exchangeEnded() }
             let reading = LoginReading(exchange)
             if let grant = reading.grant {
                 self.token = grant.session

@@ -10,10 +10,24 @@ public enum DaemonProcess {
     /// failed, after saying so.
     static func restart(log: (String) -> Void) {
         closeOnExec()
+        // The program's path, not /proc/self/exe: after an upgrade replaced the
+        // file, /proc/self/exe is still the old, deleted one.
+        let program = executablePath ?? "/proc/self/exe"
         var arguments = CommandLine.arguments.map { strdup($0) } + [nil]
-        execv("/proc/self/exe", &arguments)
-        log("cannot restart (\(SystemError("execv /proc/self/exe", errno: errno))); restart the daemon to use the configuration")
+        execv(program, &arguments)
+        log("cannot restart (\(SystemError("execv \(program)", errno: errno))); restart the daemon by hand: systemctl --user restart ccrelay")
     }
+
+    /// Where this program was started from, read once (call it early, before
+    /// an upgrade can replace the file): the file watched for upgrades, and
+    /// the one a restart runs.
+    static let executablePath: String? = {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.hasSuffix(" (deleted)") ? String(path.dropLast(" (deleted)".count)) : path
+    }()
 
     /// Marks every descriptor above standard error close-on-exec: the
     /// fresh copy opens what it needs itself. Not every library opens its

@@ -34,8 +34,11 @@ public enum Localization {
     static func catalogueDirectory() -> String? {
         if let explicit = getenv("CCRELAY_LOCALEDIR") { return String(cString: explicit) }
         guard let folder = ExecutableLocation.directory else { return nil }
-        // The build tree; an installed bin/; an installed libexec/ccrelay/ (the daemon).
+        // The build tree; an installed bin/; an installed libexec/ccrelay/ (the daemon). A candidate
+        // counts only when it holds a catalogue of ccrelay's: /usr/bin/locale is glibc's locale program.
         let candidates = [folder + "/locale", folder + "/../share/locale", folder + "/../../share/locale"]
-        return candidates.first { access($0, F_OK) == 0 }
+        return candidates.first { candidate in
+            ["zh_CN", "zh_TW"].contains { access(candidate + "/\($0)/LC_MESSAGES/\(domain).mo", R_OK) == 0 }
+        }
     }
 }

@@ -1,3 +1,4 @@
+import DesktopServices
 import Foundation
 import SessionLogic
 import TestSupport
@@ -133,27 +134,86 @@ import Testing
         #expect(left.isEmpty, "left behind: \(left)")
     }
 
-    /// `make test` builds the .deb first (`make deb`, which runs lintian).
-    @Test func theDebInstallsIntoACleanRootAndRuns() async throws {
-        let debs = (try? FileManager.default.contentsOfDirectory(atPath: Self.repository + "/.build/deb"))?.filter { $0.hasSuffix(".deb") } ?? []
-        let deb = Self.repository + "/.build/deb/" + (try #require(debs.first, "no .deb: run 'make deb' (make test does)"))
-        let info = try run("/usr/bin/dpkg-deb", ["-f", deb, "Depends"])
-        for library in ["libdbus-1-3", "libcurl4", "libsqlite3-0", "libssl3", "libc6"] {
-            #expect(info.standardOutput.contains(library), "Depends: \(info.standardOutput)")
+    /// The packages `make test` builds first (`make deb`, which runs lintian on both).
+    static func debs() throws -> (client: String, simulator: String) {
+        let folder = repository + "/.build/deb/"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let client = try #require(names.first { $0.hasPrefix("ccrelay_\(ccrelayVersion)_") }, "no .deb: run 'make deb' (make test does)")
+        let simulator = try #require(names.first { $0.hasPrefix("ccrelay-sim_\(ccrelayVersion)_") }, "no ccrelay-sim .deb")
+        return (folder + client, folder + simulator)
+    }
+
+    /// The oldest version of each library the packages may ask for: what Ubuntu 22.04 LTS ships.
+    static let ubuntu2204: [String: String] = [
+        "libc6": "2.35", "libcurl4": "7.81.0", "libssl3": "3.0.2", "libsqlite3-0": "3.37.2", "libdbus-1-3": "1.12.20",
+        "libmicrohttpd12": "0.9.75", "libgnutls30": "3.7.3",
+    ]
+
+    /// issue 22: the packages must run on glibc 2.35 (Ubuntu 22.04) and ask for nothing newer than it ships.
+    @Test func bothPackagesRunOnUbuntu2204sLibraries() throws {
+        let (client, simulator) = try Self.debs()
+        for deb in [client, simulator] {
+            let depends = try run("/usr/bin/dpkg-deb", ["-f", deb, "Depends"]).standardOutput
+            for clause in depends.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }) {
+                let parts = clause.split(separator: " ", maxSplits: 1).map(String.init)
+                guard parts.count == 2, parts[1].hasPrefix("(>= "), let oldest = Self.ubuntu2204[parts[0]] else { continue }
+                let wanted = String(parts[1].dropFirst(4).dropLast())
+                let compare = try run("/usr/bin/dpkg", ["--compare-versions", wanted, "le", oldest])
+                #expect(compare.status == 0, "\(deb): \(clause) is newer than Ubuntu 22.04's \(oldest)")
+            }
+            // Every symbol version every program needs, from the files themselves.
+            let folder = try temporaryDirectory("elf")
+            #expect(try run("/usr/bin/dpkg-deb", ["-x", deb, folder]).status == 0)
+            for program in ["usr/bin/ccrelay", "usr/libexec/ccrelay/ccrelay-daemon", "usr/bin/ccsim"]
+            where FileManager.default.fileExists(atPath: folder + "/" + program) {
+                let symbols = try run("/usr/bin/objdump", ["-T", "-p", folder + "/" + program]).standardOutput
+                let versions = Set(symbols.matches(of: /GLIBC_(?:ABI_)?([0-9A-Z_.]+)/).map { String($0.output.1) })
+                #expect(!versions.isEmpty, "\(program)")
+                for version in versions {
+                    let older = try run("/usr/bin/dpkg", ["--compare-versions", version, "le", "2.35"]).status == 0
+                    let acceptable = version.first?.isNumber == true && older
+                    #expect(acceptable, "\(program) needs GLIBC_\(version), newer than Ubuntu 22.04's 2.35")
+                }
+            }
         }
-        #expect(!info.standardOutput.contains("swift"), "no Swift runtime needed")
-        #expect(info.standardOutput.contains("libc6 (>= 2.36)"), "the loader that reads packed relocations: \(info.standardOutput)")
+        let clientDepends = try run("/usr/bin/dpkg-deb", ["-f", client, "Depends"]).standardOutput
+        let clientRecommends = try run("/usr/bin/dpkg-deb", ["-f", client, "Recommends"]).standardOutput
+        for library in ["libdbus-1-3", "libcurl4", "libsqlite3-0", "libssl3", "libc6"] {
+            #expect(clientDepends.contains(library), "Depends: \(clientDepends)")
+        }
+        for simulatorOnly in ["libmicrohttpd", "libgnutls", "python3"] {
+            #expect(!(clientDepends + clientRecommends).contains(simulatorOnly), "the client needs no \(simulatorOnly): \(clientDepends) \(clientRecommends)")
+        }
+        #expect(!clientDepends.contains("swift"), "no Swift runtime needed")
+        let simulatorDepends = try run("/usr/bin/dpkg-deb", ["-f", simulator, "Depends"]).standardOutput
+        #expect(simulatorDepends.contains("ccrelay (= \(ccrelayVersion))") && simulatorDepends.contains("libmicrohttpd12"),
+                "\(simulatorDepends)")
+        #expect(try run("/usr/bin/dpkg-deb", ["-f", client, "Suggests"]).standardOutput.contains("ccrelay-sim"))
+    }
+
+    @Test func theDebInstallsIntoACleanRootAndRuns() async throws {
+        let deb = try Self.debs().client
         let root = try temporaryDirectory("dpkg-root")
-        for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log"] {
+        for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log", "usr/bin"] {
             try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
         }
+        // As on a real system, /usr/bin holds glibc's `locale` program (issue 21: the CLI took
+        // /usr/bin/locale for its catalogue folder and was never translated).
+        try FileManager.default.copyItem(atPath: "/usr/bin/locale", toPath: root + "/usr/bin/locale")
         _ = FileManager.default.createFile(atPath: root + "/var/lib/dpkg/status", contents: Data())
         let installed = try run("/usr/bin/dpkg", ["--root=" + root, "--force-depends", "--force-not-root", "--force-script-chrootless",
                                                   "--log=/dev/null", "-i", deb])
         #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
         let ccrelay = root + "/usr/bin/ccrelay"
         let version = try run(ccrelay, ["--version"])
-        #expect(version.status == 0 && version.standardOutput.hasPrefix("ccrelay "), "\(version.standardError)")
+        #expect(version.status == 0 && version.standardOutput.hasPrefix("ccrelay \(ccrelayVersion)"), "\(version.standardOutput)\(version.standardError)")
+        // The changelog a user reads is this release's, made from CHANGELOG.md.
+        let changelog = try run("/bin/sh", ["-c", "gzip -dc '\(root)/usr/share/doc/ccrelay/changelog.gz'"]).standardOutput
+        #expect(changelog.hasPrefix("ccrelay (\(ccrelayVersion)) unstable") && changelog.contains("ccrelay (0.1.0)"), "\(changelog)")
+        // Without ccrelay-sim, the demo says which package it needs.
+        let demo = try run(ccrelay, ["demo"], environment: ["LANG": "C.UTF-8"])
+        #expect(demo.status == 1 && demo.standardError.contains("sudo apt install ccrelay-sim"), "\(demo.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/usr/bin/ccsim"))
         // The licence, machine-readable (DEP-5), as the Apache-2.0 LICENSE of the source.
         let copyright = try String(contentsOfFile: root + "/usr/share/doc/ccrelay/copyright", encoding: .utf8)
         #expect(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/"))

@@ -57,6 +57,41 @@ import Testing
         #expect(try rig.sim.sessions().first?["reason"] as? String == "logout", "and logged out first")
     }
 
+    /// issue 22: an upgrade replaces the daemon's program while it runs (dpkg writes the new
+    /// file and renames it over the old). The daemon runs the new one — the same process, at a
+    /// quiet moment — and carries on with its session.
+    @Test func anUpgradeReplacingTheProgramIsRunAndTheSessionCarriesOn() async throws {
+        let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-upgrade-\(UUID().uuidString)").path + "/usr"
+        defer { try? FileManager.default.removeItem(atPath: (prefix as NSString).deletingLastPathComponent) }
+        try FileManager.default.createDirectory(atPath: prefix + "/bin", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: prefix + "/libexec/ccrelay", withIntermediateDirectories: true)
+        let built = buildProductsDirectory.path
+        // Copied by cp, in a process of its own: a file this process opened for writing could be
+        // inherited by a child another test spawns meanwhile, and exec would then fail (ETXTBSY).
+        func copy(_ from: String, _ to: String) throws {
+            let copied = try run("/bin/cp", [from, to])
+            guard copied.status == 0 else { throw TestSetupError("cp: \(copied.standardError)") }
+        }
+        try copy(built + "/ccrelay", prefix + "/bin/ccrelay")
+        let program = prefix + "/libexec/ccrelay/ccrelay-daemon"
+        try copy(built + "/ccrelay-daemon", program)
+        // The installed copy, in place of the build's (the rig passes the build's path first).
+        let rig = try await DaemonRig(launcher: ["/bin/sh", "-c", "shift; exec \"$0\" \"$@\"", prefix + "/bin/ccrelay"])
+        try #require(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "log: \(rig.log)")
+        let pid = rig.daemon.pid
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == program)
+        // The package manager's way: the new file beside the old, renamed over it.
+        try copy(built + "/ccrelay-daemon", program + ".dpkg-new")
+        #expect(rename(program + ".dpkg-new", program) == 0)
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("was replaced (an upgrade); restarting with it") }, "\(rig.log)")
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("carrying on with the session") }, "\(rig.log)")
+        #expect(rig.daemon.pid == pid && rig.daemon.isRunning, "the same process")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe") == program, "running the new file, not the deleted one")
+        let reports = rig.acceptedReports()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > reports }, "keep-alives go on")
+        #expect(try rig.sim.sessions().count == 1, "no new login")
+    }
+
     /// The pid of the `ccrelay-daemon` that runs with `configPath`.
     func findDaemon(configPath: String) async -> pid_t? {
         var found: pid_t?
