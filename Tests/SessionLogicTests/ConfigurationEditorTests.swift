@@ -1,4 +1,4 @@
-import SessionLogic
+@testable import SessionLogic
 import Testing
 
 /// `ConfigurationEditor`, setup's writer: it changes only the keys it is
@@ -58,7 +58,7 @@ import Testing
     @Test func everyValueEitherRoundTripsThroughTheParserOrIsRefused() {
         let alphabet: [Character] = ["a", "Z", "0", " ", "\t", "\n", "\r", "\r\n", "#", ";", "=", "[", "]", "~", "/", ".", "é",
                                      "证", "书", "\u{0}", "\u{7F}", "\u{85}", "\u{2028}", "\u{FEFF}", "\"", "\\", "%", "😀"]
-        var generator = SplitMix(seed: 20)
+        var generator = SplitMix64(seed: 20)
         var refused = 0
         for _ in 0..<5_000 {
             let length = Int(generator.next() % 12)
@@ -79,18 +79,5 @@ import Testing
             #expect(parsed.configuration?.locationMode == .off)
         }
         #expect(refused > 250 && refused < 4_750, "both sides are exercised: \(refused) refused")
-    }
-}
-
-/// A small deterministic generator (SplitMix64) for repeatable property tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
