@@ -71,11 +71,16 @@ extension Daemon: ControlTarget {
         acknowledging("the \(kind.rawValue) alert") { store throws(RelayError) in try store.acknowledge(kind: kind) }
     }
 
-    /// Runs an acknowledgement on the store, then announces the new badge.
+    /// Runs an acknowledgement on the store, then closes the bubble of every
+    /// kind that has nothing unread any more (one still on screen, or one
+    /// waiting for a notification server, which would pop up, red, long after
+    /// the user saw it in the tray) and announces the new badge.
     private func acknowledging(_ what: String, _ change: (AlertStore) throws(RelayError) -> Void) {
         guard let store else { return }
         do {
             try change(store)
+            let unread = try store.unreadKinds()
+            for kind in AlertKind.allCases where kind.badgeIncrement > 0 && !unread.contains(kind) { desktop.close(kind) }
         } catch {
             journalKeeper.failed(error, doing: "acknowledge " + what)
         }
@@ -172,6 +177,8 @@ extension Daemon: ControlTarget {
             journalKeeper.failed(error, doing: "clear the badge")
             throw journalKeeper.unusable
         }
+        // Everything is read: no bubble of it stays on screen or waits to be shown.
+        for kind in AlertKind.allCases where kind.badgeIncrement > 0 { desktop.close(kind) }
         refreshBadge()
         return UInt32(clamping: cleared)
     }

@@ -80,10 +80,13 @@ final class TrayIcon {
         let fresh = TrayModel.look(current, localize: Localization.localize)
         let freshMenu = TrayModel.menu(current, localize: Localization.localize)
         if let old = look {
+            // Every New* signal whose property changed: LXQt shows the attention
+            // icon while NeedsAttention and reads it again only on NewAttentionIcon.
             if old.status != fresh.status { emit("NewStatus", [.string(fresh.status)]) }
-            if old.tooltipBody != fresh.tooltipBody { emit("NewToolTip") }
+            if old.tooltipBody != fresh.tooltipBody || old.tooltipTitle != fresh.tooltipTitle { emit("NewToolTip") }
             if old.iconName != fresh.iconName {
                 emit("NewIcon")
+                emit("NewAttentionIcon")
                 // Again a moment later: Debian 12's gtk-sni-tray host reads
                 // IconPixmap, redraws, and only then reads IconName, so the
                 // first signal redraws the old icon; the second redraws with

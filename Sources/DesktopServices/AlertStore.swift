@@ -265,6 +265,15 @@ public final class AlertStore {
         return database.changes
     }
 
+    /// The kinds that have an unread alert.
+    public func unreadKinds() throws(RelayError) -> Set<AlertKind> {
+        var kinds: Set<AlertKind> = []
+        try database.run("SELECT DISTINCT kind FROM alerts WHERE acknowledged = 0") { row in
+            if let kind = AlertKind(rawValue: row.text(0)) { kinds.insert(kind) }
+        }
+        return kinds
+    }
+
     /// The unread count and whether a critical alert is among them.
     public func badge() throws(RelayError) -> BadgeState {
         var state = BadgeState(count: 0, urgent: false)

@@ -41,8 +41,10 @@ public struct TrayFacts: Sendable, Hashable {
 public struct TrayLook: Sendable, Hashable {
     /// A themed icon name the package ships (`io.github.ccrelay.CCRelay-<state>`).
     public var iconName: String
-    /// `Passive` while all is well, `Active` while something fails,
-    /// `NeedsAttention` while a critical alert is unread.
+    /// `Active`, or `NeedsAttention` while a critical alert is unread — never
+    /// `Passive`: XFCE's systray and LXQt hide a passive item and KDE folds
+    /// it away, and the icon is the one way to Log out, Clear badge or Quit
+    /// without a terminal, whatever the state.
     public var status: String
     /// The tooltip: a title and a body of plain text lines.
     public var tooltipTitle: String
@@ -86,24 +88,15 @@ public enum TrayModel {
     public static let recentLimit = 5
 
     public static func look(_ facts: TrayFacts, localize: (String) -> String) -> TrayLook {
-        let icon: String
-        var status = "Passive"
-        switch facts.state {
-        case "online", "sleeping":
-            icon = "online"
-        case "failing", "logging-in":
-            icon = facts.state == "failing" ? "failing" : "online"
-            if facts.state == "failing" { status = "Active" }
-        case "no-network":
-            icon = "no-network"
-        case "unconfigured":
-            icon = "setup"
-            status = "Active"
-        default:
-            icon = "logged-out"
-            status = "Active"
-        }
-        if facts.urgent && facts.unread > 0 { status = "NeedsAttention" }
+        let icon =
+            switch facts.state {
+            case "online", "sleeping", "logging-in": "online"
+            case "failing": "failing"
+            case "no-network": "no-network"
+            case "unconfigured": "setup"
+            default: "logged-out"
+            }
+        let status = facts.urgent && facts.unread > 0 ? "NeedsAttention" : "Active"
         var lines = [stateLine(facts, localize: localize)]
         if let remaining = facts.remaining, facts.state == "online" || facts.state == "failing" {
             lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining)))
@@ -111,7 +104,8 @@ public enum TrayModel {
         if !facts.problem.isEmpty && facts.state != "online" { lines.append(facts.problem) }
         if facts.unread > 0 { lines.append(AlertCatalogue.fill(localize("%s unread alerts"), "\(facts.unread)")) }
         return TrayLook(
-            iconName: "io.github.ccrelay.CCRelay-" + icon, status: status, tooltipTitle: "CC Relay",
+            // The state in the title too: LXQt's tooltip shows only the title.
+            iconName: "io.github.ccrelay.CCRelay-" + icon, status: status, tooltipTitle: "CC Relay — " + stateLine(facts, localize: localize),
             tooltipBody: lines.joined(separator: "\n"))
     }
 

@@ -225,4 +225,23 @@ import TestSupport
         #expect(stopped)
         #expect(try rig.store().savedSession() == nil, "nothing to carry on with")
     }
+
+    /// issue 21: an alert acknowledged from the tray (or by Clear badge) while no notification
+    /// server ran still popped up, red, when one appeared; and Clear badge left critical bubbles on screen.
+    @Test func acknowledgedAlertsLeaveNoBubbleOnScreenOrWaiting() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nauto-relogin = false")
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: nil))
+        rig.daemon.apply([.post(.credentials(.certificateExpiring(days: 3)))])
+        #expect(rig.desktop.posted.map(\.kind) == [.loggedOut, .credentials])
+        let logout = try #require(try rig.store().alerts(limit: 5).first { $0.kind == .loggedOut })
+        rig.daemon.acknowledge(alert: logout.id)
+        #expect(rig.desktop.closed.contains(.loggedOut) && !rig.desktop.closed.contains(.credentials),
+                "the logout's bubble goes; the unread credentials alert's stays: \(rig.desktop.closed)")
+        _ = try rig.daemon.clearBadge()
+        #expect(rig.desktop.closed.contains(.credentials), "Clear badge closes what it acknowledged: \(rig.desktop.closed)")
+        #expect(!rig.desktop.closed.contains(.status) && !rig.desktop.closed.contains(.backOnline))
+    }
+
 }

@@ -181,6 +181,20 @@ import Testing
         #expect(harness.logLines.get().count == 3, "each waiting alert is logged once")
     }
 
+    /// issue 21: a waiting alert acknowledged meanwhile (the daemon closes its kind) is never shown.
+    @Test func aWaitingAlertThatIsClosedIsNeverShown() async throws {
+        let bus = try PrivateBus()
+        let harness = try await NotifierHarness(bus: bus)
+        try await harness.post(.sample(.loggedOut, body: "acknowledged in the tray"))
+        try await harness.post(.sample(.locationDenied))
+        #expect(await eventually { harness.logLines.get().count == 2 })
+        try await harness.close(.loggedOut)
+        let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
+        #expect(await eventually { harness.deliveredIDs(.locationDenied).count == 1 })
+        let calls = try await mock.calls("Notify")
+        #expect(calls.count == 1 && calls.first?[4] != .string("acknowledged in the tray"), "\(calls)")
+    }
+
     @Test func aNewServerIsAskedForItsCapabilitiesAndOldIDsAreForgotten() async throws {
         let bus = try PrivateBus()
         let plain = try await MockNotificationServer(on: bus, capabilities: ["body"])
