@@ -89,6 +89,10 @@ public final class Notifier: @unchecked Sendable {
     /// has said), and one is being started.
     private var activatable: Bool?
     private var activating = false
+    /// When starting the activatable server last failed (the loop's clock):
+    /// a later alert tries again, at most once per `activationRetry`.
+    private var activationFailedAt: Duration?
+    private let activationRetry: Duration
     /// Bumped on every owner change, so answers from an old server are ignored.
     private var generation = 0
     private var tokens: [SubscriptionToken] = []
@@ -96,9 +100,12 @@ public final class Notifier: @unchecked Sendable {
     /// - Parameters:
     ///   - desktopEntry: the `.desktop` basename, sent as the `desktop-entry` hint.
     ///   - log: where a waiting alert is written once (standard error by default).
+    ///   - activationRetry: how long after a failed start of the server the next alert tries again.
     public init(connection: Connection, appName: String = "CC Relay", appIcon: String = "io.github.ccrelay.CCRelay",
-                desktopEntry: String = "io.github.ccrelay.CCRelay", log: @escaping (String) -> Void) {
+                desktopEntry: String = "io.github.ccrelay.CCRelay", activationRetry: Duration = .seconds(30),
+                log: @escaping (String) -> Void) {
         self.connection = connection
+        self.activationRetry = activationRetry
         self.appName = appName
         self.appIcon = appIcon
         self.desktopEntry = desktopEntry
@@ -275,8 +282,15 @@ public final class Notifier: @unchecked Sendable {
     }
 
     /// Starts the activatable server; the alerts go out when it owns the name.
+    /// A start that failed (a server that died at activation because the
+    /// session had no DISPLAY yet) is tried again by a later alert, at most
+    /// once per `activationRetry` (30 s); meanwhile the alert is logged as waiting.
     private func activate() {
         guard !activating else { return }
+        if let failedAt = activationFailedAt, connection.loop.now - failedAt < activationRetry {
+            if let newest = waitingOrder.last.flatMap({ waiting[$0] }) { logWaiting(newest) }
+            return
+        }
         activating = true
         let generation = self.generation
         connection.call(
@@ -287,9 +301,11 @@ public final class Notifier: @unchecked Sendable {
             guard let self, self.generation == generation else { return }
             self.activating = false
             if case .failure(let error) = result {
-                self.log("the notification server could not be started (\(error.message)); alerts wait until one runs")
-                self.activatable = false
+                self.log("the notification server could not be started (\(error.message)); alerts wait, and the next one tries again")
+                self.activationFailedAt = self.connection.loop.now
                 self.waitingOrder.compactMap { self.waiting[$0] }.forEach(self.logWaiting)
+            } else {
+                self.activationFailedAt = nil
             }
         }
     }

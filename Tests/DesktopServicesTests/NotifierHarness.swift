@@ -12,13 +12,13 @@ final class NotifierHarness: Sendable {
     let events = LockedBox<[Notifier.Event]>([])
     let logLines = LockedBox<[String]>([])
 
-    init(bus: PrivateBus) async throws {
+    init(bus: PrivateBus, activationRetry: Duration = .seconds(30)) async throws {
         connection = try bus.connect(label: "notifier")
         let connection = self.connection
         let events = self.events
         let logLines = self.logLines
         notifier = try await connection.perform {
-            let notifier = Notifier(connection: connection) { line in logLines.update { $0.append(line) } }
+            let notifier = Notifier(connection: connection, activationRetry: activationRetry) { line in logLines.update { $0.append(line) } }
             notifier.onEvent = { event in events.update { $0.append(event) } }
             notifier.start()
             return notifier

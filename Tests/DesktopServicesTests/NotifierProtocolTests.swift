@@ -195,6 +195,31 @@ import Testing
         #expect(calls.count == 1 && calls.first?[4] != .string("acknowledged in the tray"), "\(calls)")
     }
 
+    /// issue 21: one failed activation (dunst died at activation: no DISPLAY yet in the
+    /// activation environment) was never tried again; a later alert tries again, rate limited.
+    @Test func aFailedActivationIsTriedAgainByALaterAlert() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-flaky-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The first start fails, as a server does that finds no display; the next one runs dunst.
+        let script = folder + "/flaky-server"
+        try """
+            #!/bin/sh
+            if [ ! -e \(folder)/tried ]; then touch \(folder)/tried; exit 1; fi
+            exec /usr/bin/dunst -config \(Dunst.configPath)
+            """.write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let bus = try PrivateBus(services: [Notifier.busName: script])
+        let harness = try await NotifierHarness(bus: bus, activationRetry: .seconds(1))
+        try await harness.post(.sample(.loggedOut, body: "first"))
+        #expect(await eventually { harness.logLines.get().contains { $0.contains("could not be started") } }, "\(harness.logLines.get())")
+        try await Task.sleep(for: .milliseconds(1200))
+        try await harness.post(.sample(.keepAliveFailing, body: "second"))
+        #expect(await eventually(timeout: .seconds(20)) {
+            harness.deliveredIDs(.loggedOut).count == 1 && harness.deliveredIDs(.keepAliveFailing).count == 1
+        }, "both reach the server started the second time: \(harness.logLines.get())")
+    }
+
     @Test func aNewServerIsAskedForItsCapabilitiesAndOldIDsAreForgotten() async throws {
         let bus = try PrivateBus()
         let plain = try await MockNotificationServer(on: bus, capabilities: ["body"])
