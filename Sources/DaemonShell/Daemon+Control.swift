@@ -183,7 +183,11 @@ extension Daemon: ControlTarget {
         return UInt32(clamping: cleared)
     }
 
-    func requestLogin() { handle(.start) }
+    /// The user's own command starts afresh: the problem of an earlier episode (a kick) is no longer shown.
+    func requestLogin() {
+        lastProblem = nil
+        handle(.start)
+    }
 
     func showStatus() {
         let status = self.status()
@@ -192,7 +196,10 @@ extension Daemon: ControlTarget {
         desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localize))
     }
 
-    func requestLogout() { handle(.logout) }
+    func requestLogout() {
+        lastProblem = nil
+        handle(.logout)
+    }
 
     func acknowledge(alert id: Int64) {
         acknowledging("alert \(id)") { store throws(RelayError) in try store.acknowledge(id: id) }

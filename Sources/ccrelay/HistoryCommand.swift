@@ -5,6 +5,9 @@ import SessionLogic
 
 /// `ccrelay history`: the alert journal, newest first.
 enum HistoryCommand {
+    /// The kinds the journal holds: every one but the status bubble, which is never journaled.
+    static let journaledKinds = AlertKind.allCases.filter { $0 != .status }.map(\.rawValue)
+
     static let usage = fill(localize("""
         Usage: ccrelay history [--limit N] [--kind KIND] [--json]
 
@@ -27,11 +30,11 @@ enum HistoryCommand {
           -h, --help   show this help
 
         Exit status: 0 ok, 1 the journal cannot be read, 2 usage error.
-        """), AlertKind.allCases.map(\.rawValue).joined(separator: " "))
+        """), journaledKinds.joined(separator: " "))
 
     static let command = Subcommand(
         name: "history", summary: localize("list the alerts raised so far, newest first"), usage: usage, flags: ["json"],
-        valued: ["limit", "kind"], values: ["kind": AlertKind.allCases.map(\.rawValue)], run: run)
+        valued: ["limit", "kind"], values: ["kind": journaledKinds], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("history", "unexpected argument '\(parsed.positionals[0])'") }
@@ -41,8 +44,8 @@ enum HistoryCommand {
         }
         var kind: AlertKind?
         if let name = parsed.values["kind"] {
-            guard let known = AlertKind(rawValue: name) else {
-                return usageError("history", suggesting("unknown kind '\(name)'", for: name, among: AlertKind.allCases.map(\.rawValue)))
+            guard let known = AlertKind(rawValue: name), journaledKinds.contains(name) else {
+                return usageError("history", suggesting("unknown kind '\(name)'", for: name, among: journaledKinds))
             }
             kind = known
         }

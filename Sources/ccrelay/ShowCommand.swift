@@ -21,7 +21,8 @@ enum ShowCommand {
         Options:
           -h, --help  show this help
 
-        Exit status: 0 shown, 1 no session bus, 3 the daemon is not running.
+        Exit status: 0 shown, 1 no session bus or no notification server to show it,
+        3 the daemon is not running.
         """)
 
     static let command = Subcommand(name: "show", summary: localize("show the status as a notification bubble"), usage: usage, run: run)
@@ -33,6 +34,11 @@ enum ShowCommand {
         defer { client.close() }
         do {
             _ = try await client.call("ShowStatus", timeout: .seconds(30))
+            // The bubble waits for a notification server; with none to show it, say so here.
+            guard await hasNotificationServer(client.connection) else {
+                Output.error(localize("show: no notification server runs in this session, so the bubble waits until one does; ccrelay status prints the same here"))
+                return ExitStatus.failure
+            }
             return ExitStatus.ok
         } catch .notRunning {
             await tellNotRunning(on: client.connection)
@@ -40,6 +46,14 @@ enum ShowCommand {
         } catch {
             return error.report("show")
         }
+    }
+
+    /// Whether a notification server owns its name, or the bus can start one.
+    private static func hasNotificationServer(_ connection: Connection) async -> Bool {
+        if (try? await connection.nameOwner(Notifier.busName)) ?? nil != nil { return true }
+        let names = try? await connection.call(.methodCall(
+            destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus, member: "ListActivatableNames"))
+        return ((try? names?.argument(0, as: [String].self)) ?? []).contains(Notifier.busName)
     }
 
     /// Launched from a menu there is no terminal: the answer is a bubble too.

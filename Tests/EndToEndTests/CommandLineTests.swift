@@ -132,6 +132,9 @@ import Testing
         #expect(try bashComplete(["ccrelay", "history", "--kind", "location-"]) ==
             ["location-denied", "location-off", "location-too-coarse"])
         #expect(try bashComplete(["ccrelay", "notify-test", "back"]) == ["back-online"])
+        // The status bubble is never journaled: history offers no kind for it (issue 21).
+        #expect(try bashComplete(["ccrelay", "history", "--kind", "sta"]).isEmpty)
+        #expect(try run(ccrelay, ["history", "--kind", "status"], environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]).status == 2)
     }
 
     @Test func zshAndFishScriptsParse() throws {

@@ -144,6 +144,23 @@ import Testing
         #expect(await eventually { ((try? dunst.closeAllAndReadHistory()) ?? []).contains { $0.body.contains("systemctl --user start ccrelay") } })
     }
 
+    /// issue 21: `ccrelay show` with no notification server exited 0 and showed nothing.
+    @Test func showWithoutANotificationServerSaysSoAndFails() async throws {
+        let rig = try await DaemonRig(withDunst: false)
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: online") }, "\(rig.log)")
+        let shown = try rig.cli(["show"], environment: ["LANG": "C.UTF-8"])
+        #expect(shown.status == 1, "\(shown.standardError)")
+        #expect(shown.standardError.contains("no notification server runs in this session"), "\(shown.standardError)")
+        // And the state of an earlier kick is not "the last error" after the user's own logout.
+        try rig.sim.control("POST", "kick", ["message": "再见"])
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: logged-out") }, "\(rig.log)")
+        #expect(await eventually { (try? rig.cli(["status", "--json"]).standardOutput.contains("再见")) == true })
+        #expect(try rig.cli(["logout"]).status == 0)
+        let status = try rig.cli(["status", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        #expect(json["last_error"] as? String == "", "\(status.standardOutput)")
+    }
+
     @Test(arguments: [SIGTERM, SIGKILL])
     func aRestartCarriesOnWithTheSessionWithoutANewLogin(_ signal: Int32) async throws {
         let rig = try await DaemonRig()

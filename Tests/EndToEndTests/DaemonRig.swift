@@ -63,8 +63,8 @@ final class DaemonRig: Sendable {
     static let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
 
     /// Runs `ccrelay ARGUMENTS` in the rig's environment (bus, state directory).
-    func cli(_ arguments: [String], input: String = "") throws -> CommandResult {
-        try run(DaemonRig.ccrelay, arguments, environment: environment, input: input)
+    func cli(_ arguments: [String], input: String = "", environment extra: [String: String] = [:]) throws -> CommandResult {
+        try run(DaemonRig.ccrelay, arguments, environment: environment.merging(extra) { $1 }, input: input)
     }
 
     /// Starts another daemon with the rig's configuration and environment.

@@ -86,6 +86,12 @@ import Testing
             let fuzzy = try run("/usr/bin/msgattrib", ["--only-fuzzy", "--no-obsolete", catalogue])
             #expect(fuzzy.standardOutput.isEmpty, "\(language) has fuzzy entries: \(fuzzy.standardOutput)")
         }
+        // The tray menu's Log out and Quit are different words (issue 21: zh_CN said 退出 for both).
+        for (language, logOut, quit) in [("zh_CN", "注销", "退出 CC Relay"), ("zh_TW", "登出", "結束 CC Relay")] {
+            let text = try String(contentsOfFile: Self.repository + "/resources/po/\(language).po", encoding: .utf8)
+            #expect(text.contains("msgid \"Log out\"\nmsgstr \"\(logOut)\"\n") && text.contains("msgid \"Quit CC Relay\"\nmsgstr \"\(quit)\"\n"),
+                    "\(language)")
+        }
     }
 
     @Test func installAndUninstallHonourPrefixAndDestdir() throws {
