@@ -145,7 +145,7 @@ enum Wire {
         (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    /// PROTOCOL.md's bounds. CC/1 servers grant 5–3600 s; the client accepts
+    /// docs/protocol.md's bounds. CC/1 servers grant 5–3600 s; the client accepts
     /// down to 1 s, leniently, so the simulator can play whole scenarios in seconds.
     static let intervalRange = 1...3600
     static let timeoutRange = 1...86_400

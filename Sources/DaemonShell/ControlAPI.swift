@@ -19,7 +19,7 @@ protocol ControlTarget: AnyObject {
     func quit()
 }
 
-/// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (DESIGN.md):
+/// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/design.md):
 /// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, `ShowStatus`, and the
 /// properties `State` and `Badge`, whose changes the daemon announces with
 /// `PropertiesChanged`.

@@ -434,7 +434,7 @@ public final class Daemon {
         }
     }
 
-    /// PROTOCOL.md's leniency: a malformed notice is dropped and the reply
+    /// docs/protocol.md's leniency: a malformed notice is dropped and the reply
     /// stands; said once per run (a server may send it with every reply).
     private func noteDroppedNotices(_ dropped: Int) {
         guard dropped > 0, !droppedNoticesLogged else { return }

@@ -105,7 +105,7 @@ public final class UnconfiguredDaemon: ControlTarget {
             version: version)
     }
 
-    /// The state name (DESIGN.md's states, and this one).
+    /// The state name (docs/design.md's states, and this one).
     public static let state = "unconfigured"
 
     func clearBadge() throws(DBusError) -> UInt32 {

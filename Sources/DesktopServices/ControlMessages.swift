@@ -1,7 +1,7 @@
 import DBus
 import SessionLogic
 
-/// The names of the daemon's D-Bus API (DESIGN.md), shared by the daemon and the CLI.
+/// The names of the daemon's D-Bus API (docs/design.md), shared by the daemon and the CLI.
 public enum ControlNames {
     public static let busName = "io.github.ccrelay.CCRelay"
     public static let path: ObjectPath = "/io/github/ccrelay/CCRelay"
@@ -13,7 +13,7 @@ public enum ControlNames {
 /// What `GetStatus` answers (an `a{sv}`, so that it can grow): the session
 /// as the daemon sees it.
 public struct DaemonStatus: Sendable, Hashable {
-    /// One of the state names of DESIGN.md.
+    /// One of the state names of docs/design.md.
     public var state: String
     public var badge: UInt32
     /// A critical alert is among the unread ones.

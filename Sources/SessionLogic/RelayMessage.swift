@@ -43,7 +43,7 @@ public struct RelayRequest: Sendable, Hashable {
     }
 }
 
-/// The publish request each service expects (DESIGN.md `[relay]`):
+/// The publish request each service expects (docs/design.md `[relay]`):
 /// - ntfy: JSON publishing to the server's root (`topic`, `title`,
 ///   `message`, `priority` 5/3/2 for critical/normal/low, `tags`);
 /// - gotify: `POST /message?token=…` with `title`, `message`, `priority` (critical 8, normal 5, low 2);

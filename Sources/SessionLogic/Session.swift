@@ -3,7 +3,7 @@
 /// It never touches a socket, a clock or a file, so every timing rule is
 /// tested with a virtual clock.
 ///
-/// Timing follows PROTOCOL.md: `deadline` is the last accepted keep-alive (or
+/// Timing follows docs/protocol.md: `deadline` is the last accepted keep-alive (or
 /// the login) plus `timeout`; a keep-alive is due every `interval`; failures
 /// are retried with capped exponential back-off and jitter, always before the
 /// deadline, and a request's timeout never outlives `remaining`.

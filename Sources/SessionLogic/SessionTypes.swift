@@ -10,7 +10,7 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "t+\(sinceBoot)" }
 }
 
-/// The states of DESIGN.md, with their fixed names.
+/// The states of docs/design.md, with their fixed names.
 public enum SessionState: String, Sendable, Hashable, CaseIterable {
     case offline
     case loggingIn = "logging-in"
@@ -63,7 +63,7 @@ public enum KeepAliveAnswer: Sendable, Hashable {
     case untrusted(ServerTrustProblem)
 }
 
-/// Why the server ended a session (PROTOCOL.md, keep-alive errors).
+/// Why the server ended a session (docs/protocol.md, keep-alive errors).
 public enum LogoutReason: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The deadline passed without an accepted keep-alive: won back by a login when auto-relogin is on.
     case expired
@@ -104,7 +104,7 @@ public enum LogoutReason: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     }
 }
 
-/// PROTOCOL.md's bounds on the server's timing, applied before any
+/// docs/protocol.md's bounds on the server's timing, applied before any
 /// arithmetic sees a number: `interval` 1–3600 s, `timeout` 1–86400 s,
 /// `Retry-After` 0–600 s.
 public enum ServerTiming {
@@ -211,7 +211,7 @@ public struct RestoredSession: Sendable, Hashable {
     }
 }
 
-/// PROTOCOL.md's rule for a session token: 16–512 printable ASCII
+/// docs/protocol.md's rule for a session token: 16–512 printable ASCII
 /// characters. It goes into an HTTP header, so anything else (CR, LF,
 /// spaces) could inject one; a saved token is checked like a fresh one.
 public enum SessionToken {

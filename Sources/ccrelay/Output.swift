@@ -67,7 +67,7 @@ enum Style {
     }
 }
 
-/// Exit statuses of DESIGN.md.
+/// Exit statuses of docs/design.md.
 enum ExitStatus {
     static let ok: Int32 = 0
     static let failure: Int32 = 1

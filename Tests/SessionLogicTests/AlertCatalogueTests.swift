@@ -2,7 +2,7 @@ import Foundation
 import SessionLogic
 import Testing
 
-/// The alert table of DESIGN.md, and the translations of every alert text.
+/// The alert table of docs/design.md, and the translations of every alert text.
 @Suite struct AlertCatalogueTests {
     static func english(_ text: String) -> String { text }
 

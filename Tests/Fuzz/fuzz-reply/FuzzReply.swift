@@ -4,7 +4,7 @@ import SessionLogic
 // libFuzzer target: the CC/1 reply classifier. Byte 0 picks the endpoint
 // and HTTP status, byte 1 how many of the following bytes are the
 // Retry-After header; the rest is the body. Every outcome must be within
-// PROTOCOL.md's bounds and survive the state machine.
+// docs/protocol.md's bounds and survive the state machine.
 
 let statuses = [200, 201, 204, 401, 403, 409, 410, 428, 429, 500, 503, 418]
 let endpoints: [ReplyClassifier.Endpoint] = [.login, .keepAlive, .logout]
