@@ -33,9 +33,13 @@ public final class UnconfiguredDaemon: ControlTarget {
         self.log = log
         desktop = try SessionBusFace(loop: loop, log: log)
         journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
-        desktop.onAlertEvent = { [weak self] event in
-            guard let self, case .actionInvoked(_, let key, _) = event, key == AlertAction.clearBadgeKey else { return }
-            _ = try? self.clearBadge()
+        desktop.onAlertEvent = { [weak self, log] event in
+            guard let self, case .actionInvoked(_, let key, _) = event else { return }
+            switch key {
+            case AlertAction.clearBadgeKey: _ = try? self.clearBadge()
+            case AlertAction.setUpKey: if !SetupLauncher.openTerminal(log: log) { self.showStatus() }
+            default: break
+            }
         }
         // No session to wait in: a daemon outside systemd ends with its session bus.
         desktop.onBusGone = { [log] in
@@ -54,6 +58,7 @@ public final class UnconfiguredDaemon: ControlTarget {
             self.keepTheWatchdogFed()
             SystemdNotify.send("READY=1\nSTATUS=unconfigured")
             self.log("not set up: waiting for a usable \(self.configurationPath)")
+            self.offerSetUpOnce()
             done(nil)
         }
     }
@@ -69,6 +74,24 @@ public final class UnconfiguredDaemon: ControlTarget {
         } catch {
             log("\(error); once \(configurationPath) is fixed: systemctl --user restart ccrelay")
         }
+    }
+
+    /// A fresh install (no configuration file at all) says once — at the
+    /// first login, not at every one — how to set up, with a "Set up…"
+    /// action; remembered by a file beside the journal. A file that exists
+    /// but cannot be used says so in the tray and `ccrelay status`.
+    private func offerSetUpOnce() {
+        let offered = SetupOffer.markerPath
+        let state = String(offered[..<(offered.lastIndex(of: "/") ?? offered.startIndex)])
+        guard access(configurationPath, F_OK) != 0, access(offered, F_OK) != 0 else { return }
+        showStatus()
+        var built = ""
+        for part in state.split(separator: "/") {
+            built += "/" + part
+            mkdir(built, 0o700)
+        }
+        let descriptor = open(offered, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) } else { log("cannot remember that setup was offered (\(SystemError.reason(errno))); it is offered again next time") }
     }
 
     /// Under systemd's WatchdogSec=, waiting is alive too.
@@ -97,8 +120,10 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func status() -> DaemonStatus {
         let badge = self.badge
-        let sentence = problems.joined(separator: "; ")
-            + ". Write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; ccrelay.conf in ccrelay(1)); the daemon starts the moment it is usable"
+        // What to do first, then what is wrong: a new user needs the command, not the file's grammar.
+        let sentence = "Not set up: run ccrelay setup (it asks for the server and your certificate and tries a login). "
+            + "Or write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; ccrelay.conf in ccrelay(1)); "
+            + "the daemon starts the moment it is usable. " + problems.joined(separator: "; ")
         return DaemonStatus(
             state: Self.state, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: nil, ip: "", server: "",
             lastError: sentence, lastErrorCode: Self.state, nextAttempt: nil, interval: 0, timeout: 0, location: "off",

@@ -246,7 +246,8 @@ public enum AlertCatalogue {
         case "sleeping":
             lines.append(localize("The computer is going to sleep."))
         case "unconfigured":
-            lines.append(localize("Not set up yet."))
+            lines.append(localize("Not set up yet: run ccrelay setup in a terminal, or choose Set up…"))
+            actions.append(AlertAction(key: AlertAction.setUpKey, label: localize("Set up…")))
         case "logged-out":
             lines.append(localize("Logged out of the campus network."))
             actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))

@@ -72,6 +72,8 @@ public struct AlertAction: Sendable, Hashable {
     public static let loginKey = "login"
     public static let logoutKey = "logout"
     public static let clearBadgeKey = "clear-badge"
+    /// Opens `ccrelay setup` in a terminal (the not-set-up status bubble).
+    public static let setUpKey = "set-up"
 }
 
 /// One alert, ready to show: localized text and presentation.

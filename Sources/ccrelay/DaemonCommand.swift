@@ -32,7 +32,9 @@ enum DaemonCommand {
           --config PATH  read this configuration instead of
                          $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
           --autostart    as the desktop's autostart entry runs it at login: nothing
-                         when a daemon already runs or no configuration exists;
+                         when a daemon already runs, or when no configuration
+                         exists and setup was offered once already (the first
+                         login after installing offers it, with a bubble);
                          else the systemd user unit when systemd can start it (so
                          it runs once, under systemd, on every desktop), else the
                          daemon itself
@@ -50,7 +52,8 @@ enum DaemonCommand {
         guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         if parsed.has("autostart") {
-            if access(path, F_OK) != 0 { return ExitStatus.ok }
+            // Without a configuration the daemon runs once, to offer setup; after that, nothing.
+            if access(path, F_OK) != 0 && access(SetupOffer.markerPath, F_OK) == 0 { return ExitStatus.ok }
             if await daemonRuns() { return ExitStatus.ok }
             if parsed.values["config"] == nil, systemctlUser(["start", "ccrelay.service"]) { return ExitStatus.ok }
         }

@@ -240,7 +240,9 @@ import Testing
         #expect((status()?["last_error"] as? String)?.contains(path) == true, "\(status() ?? [:])")
         #expect(status()?["last_error_code"] as? String == "unconfigured")
         let text = try run(DaemonRig.ccrelay, ["status"], environment: environment)
-        #expect(text.standardOutput.contains("unconfigured") && text.standardOutput.contains("Write \(path)"), "\(text.standardOutput)")
+        // What to do comes first (issue 21): the command, then the file.
+        #expect((status()?["last_error"] as? String)?.hasPrefix("Not set up: run ccrelay setup") == true, "\(status() ?? [:])")
+        #expect(text.standardOutput.contains("unconfigured") && text.standardOutput.contains("write \(path)"), "\(text.standardOutput)")
         #expect(try run(DaemonRig.ccrelay, ["login"], environment: environment).standardError.contains("not set up"))
         // The tray says so too, and offers "Set up…" (a login cannot work yet).
         let watcher = try await RecordingWatcher(on: bus)
@@ -282,11 +284,28 @@ import Testing
         #expect(again.status == 0 && again.standardError.isEmpty, "\(again.standardError)")
         #expect(rig.daemon.isRunning)
         #expect(try rig.sim.sessions().count == 1)
-        // A user who never set it up: nothing starts.
+        // A user who never set it up: the first login offers setup once (issue 21), with a bubble
+        // whose action opens it; later logins start nothing.
         let bus = try PrivateBus()
-        let nobody = try run(DaemonRig.ccrelay, ["daemon", "--autostart", "--config", "/nonexistent/ccrelay.conf"],
-                             environment: bus.environment)
+        let dunst = try await Dunst(on: bus)
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-offer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        var fresh = bus.environment
+        fresh["XDG_STATE_HOME"] = state
+        fresh["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/ccrelay-no-system-bus"
+        fresh["LANG"] = "C.UTF-8"
+        let first = try ChildProcess(DaemonRig.ccrelay, ["daemon", "--autostart", "--config", "/nonexistent/ccrelay.conf"],
+                                     environment: fresh, captureOutput: false)
+        defer { first.stop() }
+        let offered = await eventually(timeout: .seconds(20)) {
+            ((try? dunst.closeAllAndReadHistory()) ?? []).contains { $0.category == "x-ccrelay.status" && $0.body.contains("run ccrelay setup") }
+        }
+        #expect(offered, "one bubble says how to set up")
+        #expect(FileManager.default.fileExists(atPath: state + "/ccrelay/setup-offered"))
+        first.stop()
+        #expect(try await bus.waitForNameToVanish("io.github.ccrelay.CCRelay"))
+        let nobody = try run(DaemonRig.ccrelay, ["daemon", "--autostart", "--config", "/nonexistent/ccrelay.conf"], environment: fresh)
         #expect(nobody.status == 0 && nobody.standardError.isEmpty)
-        #expect(try await bus.waitForName("io.github.ccrelay.CCRelay", timeout: .seconds(1)) == false)
+        #expect(try await bus.waitForName("io.github.ccrelay.CCRelay", timeout: .seconds(1)) == false, "offered once, not at every login")
     }
 }
