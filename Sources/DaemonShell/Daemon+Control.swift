@@ -169,14 +169,7 @@ extension Daemon: ControlTarget {
     }
 
     func clearBadge() throws(DBusError) -> UInt32 {
-        guard let store else { throw journalKeeper.unusable }
-        let cleared: Int
-        do {
-            cleared = try store.acknowledgeAll()
-        } catch {
-            journalKeeper.failed(error, doing: "clear the badge")
-            throw journalKeeper.unusable
-        }
+        let cleared = try journalKeeper.acknowledgeAll()
         // Everything is read: no bubble of it stays on screen or waits to be shown.
         for kind in AlertKind.allCases where kind.badgeIncrement > 0 { desktop.close(kind) }
         refreshBadge()
@@ -210,15 +203,7 @@ extension Daemon: ControlTarget {
         stop { [process] in process.exit(0) }
     }
 
-    func journal(limit: Int) throws(DBusError) -> [JournalEntry] {
-        guard let store else { throw journalKeeper.unusable }
-        do {
-            return try store.alerts(limit: limit)
-        } catch {
-            journalKeeper.failed(error, doing: "read the journal")
-            throw journalKeeper.unusable
-        }
-    }
+    func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }
 }
 
 /// What the saved session row holds that a keep-alive does not change.

@@ -29,6 +29,28 @@ final class JournalKeeper {
         DBusError(.failed, "the alert journal cannot be used now: \(reported ?? path); alerts are still shown, and kept until it can be written")
     }
 
+    /// The newest alerts, for the control API; what is wrong with the journal when it cannot be read.
+    func alerts(limit: Int) throws(DBusError) -> [JournalEntry] {
+        guard let store = usable() else { throw unusable }
+        do {
+            return try store.alerts(limit: limit)
+        } catch {
+            failed(error, doing: "read the journal")
+            throw unusable
+        }
+    }
+
+    /// Acknowledges every unread alert (Clear badge); how many, or what is wrong with the journal.
+    func acknowledgeAll() throws(DBusError) -> Int {
+        guard let store = usable() else { throw unusable }
+        do {
+            return try store.acknowledgeAll()
+        } catch {
+            failed(error, doing: "clear the badge")
+            throw unusable
+        }
+    }
+
     /// Whether alerts wait in memory for the store.
     var hasUnjournaled: Bool { !unjournaled.isEmpty }
 

@@ -134,14 +134,7 @@ public final class UnconfiguredDaemon: ControlTarget {
     public static let state = "unconfigured"
 
     func clearBadge() throws(DBusError) -> UInt32 {
-        guard let store = journalKeeper.usable() else { throw journalKeeper.unusable }
-        let count: Int
-        do {
-            count = try store.acknowledgeAll()
-        } catch {
-            journalKeeper.failed(error, doing: "clear the badge")
-            throw journalKeeper.unusable
-        }
+        let count = try journalKeeper.acknowledgeAll()
         desktop.announceBadge(badge)
         desktop.announce(["Badge"])
         return UInt32(clamping: count)
@@ -165,13 +158,5 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func quit() { exit(0) }
 
-    func journal(limit: Int) throws(DBusError) -> [JournalEntry] {
-        guard let store = journalKeeper.usable() else { throw journalKeeper.unusable }
-        do {
-            return try store.alerts(limit: limit)
-        } catch {
-            journalKeeper.failed(error, doing: "read the journal")
-            throw journalKeeper.unusable
-        }
-    }
+    func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }
 }
