@@ -351,12 +351,19 @@ public final class Daemon {
         }
         journal(posts)
         // One bubble per kind: of many notices in one reply only the newest is
-        // shown (all are in the journal), instead of replacing the bubble a thousand times.
+        // shown (all are in the journal), instead of replacing the bubble a
+        // thousand times; it says how many more came with it.
         let lastNotice = effects.lastIndex { if case .post(.notice) = $0 { true } else { false } }
+        let notices = effects.count { if case .post(.notice) = $0 { true } else { false } }
         for (index, effect) in effects.enumerated() {
             if case .post(let subject) = effect {
                 if case .notice = subject, index != lastNotice { continue }
-                desktop.post(alert(for: subject))
+                var shown = alert(for: subject)
+                if case .notice = subject, notices > 1 {
+                    shown.body += "\n" + AlertCatalogue.fill(
+                        Localization.localize("%s more campus notices came with it (ccrelay history lists them)."), "\(notices - 1)")
+                }
+                desktop.post(shown)
             } else {
                 apply(effect)
             }

@@ -65,6 +65,9 @@ import TestSupport
         rig.server.answer(ScriptedServer.loggedIn(notices: notices))
         rig.loop.runPending()
         #expect(rig.desktop.posted.map(\.title) == ["通知5"])
+        // The one bubble says the others came too (issue 21: two notices at once showed one, silently).
+        #expect(rig.desktop.posted.first?.body == "正文\n4 more campus notices came with it (ccrelay history lists them).",
+                "\(rig.desktop.posted)")
         let journal = try rig.store().alerts(limit: 10)
         #expect(journal.filter { $0.kind == .notice }.count == 5)
         #expect(rig.desktop.badges.last?.count == 5, "the badge counts every unread notice")
