@@ -230,9 +230,9 @@ public final class Daemon {
     /// The configuration and the files it names: a new configuration takes
     /// effect by itself, and a replaced certificate is tried at once after a refusal.
     private func watchFiles() {
-        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile, executable].compactMap { $0 }
+        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
         do {
-            fileWatch = try FileWatch(paths: paths, loop: loop) { [weak self] path in self?.fileChanged(path) }
+            fileWatch = try FileWatch(paths: paths, programs: [executable].compactMap { $0 }, loop: loop) { [weak self] path in self?.fileChanged(path) }
         } catch {
             // Said once: without the watch a changed file is not noticed (a user's inotify instances may be used up).
             log("cannot watch \(configurationPath) and the certificate files (\(error)); a changed configuration or certificate takes effect only after: systemctl --user restart ccrelay")

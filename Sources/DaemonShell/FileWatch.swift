@@ -14,9 +14,16 @@ import Glibc
 /// event), and a file that is a symbolic link (dotfiles): the folder of the
 /// file it points to is watched too, and a change there is reported as a
 /// change of the link's path.
+///
+/// A program file (the daemon's own executable) is watched by its inode
+/// instead, for being replaced: a package manager renames the new file over
+/// it, which drops the old inode's link count. A folder such as /usr/bin
+/// changes whenever any package is installed, and would wake the daemon each time.
 final class FileWatch {
     private let descriptor: Int32
     private let paths: [String]
+    /// The watched program files' inode watches: the path and the inode it held when laid.
+    private var programs: [Int32: (path: String, inode: FileIdentity)] = [:]
     private var watch: (any IOWatch)?
     /// What each inotify watch stands for: names in a watched folder, each
     /// with the path it is reported as, or (for a parent) the names of
@@ -31,16 +38,33 @@ final class FileWatch {
         var folders: Set<String> = []
     }
 
+    /// A file's device and inode: what stays the same while a path holds the same file.
+    struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(_ path: String) {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return nil }
+            device = UInt64(status.st_dev)
+            inode = UInt64(status.st_ino)
+        }
+    }
+
     private static let fileEvents = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_FROM)
     private static let folderEvents = UInt32(IN_DELETE_SELF | IN_MOVE_SELF)
+    /// A link count that drops (the file renamed over or removed), or the inode moved or gone.
+    private static let programEvents = UInt32(IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
 
     /// Calls `changed` with the path (one of `paths`) on `loop` after each
     /// change: written and closed, moved in, created, removed, its mode
-    /// changed, its folder made again, the file a link points to changed.
-    init(paths: [String], loop: any EventScheduler, changed: @escaping (String) -> Void) throws(SystemError) {
+    /// changed, its folder made again, the file a link points to changed;
+    /// and with a path of `programs` once another file has taken its place.
+    init(paths: [String], programs: [String] = [], loop: any EventScheduler, changed: @escaping (String) -> Void) throws(SystemError) {
         descriptor = try systemCall("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) }
         self.paths = Array(Set(paths)).sorted()
         layWatches()
+        for program in Set(programs) { watchProgram(program) }
         let descriptor = descriptor
         watch = loop.watch(descriptor, for: .readable) { [weak self] _ in
             guard let self else { return }
@@ -62,6 +86,16 @@ final class FileWatch {
                         // Events were lost: every file may have changed.
                         moved = true
                         changedPaths.formUnion(self.paths)
+                        continue
+                    }
+                    if let program = self.programs[event.wd] {
+                        if event.mask & Self.programEvents != 0, let now = FileIdentity(program.path), now != program.inode {
+                            // Another file is at the path now: watch that one, report the change.
+                            self.programs[event.wd] = nil
+                            inotify_rm_watch(descriptor, event.wd)
+                            self.watchProgram(program.path)
+                            changedPaths.insert(program.path)
+                        }
                         continue
                     }
                     guard let entry = self.watched[event.wd] else { continue }
@@ -124,6 +158,14 @@ final class FileWatch {
         }
         for wd in watched.keys where wanted[wd] == nil { inotify_rm_watch(descriptor, wd) }
         watched = wanted
+    }
+
+    /// Watches the file at `path` itself (its inode), for being replaced.
+    private func watchProgram(_ path: String) {
+        guard let inode = FileIdentity(path) else { return }
+        let added = inotify_add_watch(descriptor, path, Self.programEvents)
+        guard added >= 0 else { return }
+        programs[added] = (path, inode)
     }
 
     /// Where a symbolic link at `path` finally points, when it is one.

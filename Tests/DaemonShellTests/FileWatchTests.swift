@@ -13,10 +13,10 @@ import TestSupport
 
     /// The watch, and a function that hands it what the kernel queued and
     /// returns the paths it reported since the last call.
-    func watching(_ paths: [String]) throws -> (FileWatch, () -> [String]) {
+    func watching(_ paths: [String], programs: [String] = []) throws -> (FileWatch, () -> [String]) {
         final class Reports { var paths: [String] = [] }
         let reports = Reports()
-        let watch = try FileWatch(paths: paths, loop: loop) { reports.paths.append($0) }
+        let watch = try FileWatch(paths: paths, programs: programs, loop: loop) { reports.paths.append($0) }
         let inotify = try #require(loop.watched.first { $0.value.contains(.readable) }?.key)
         return (watch, {
             self.loop.ready(inotify, .readable)
@@ -96,6 +96,38 @@ import TestSupport
         #expect(reported() == [path])
         try write("three", to: dotfiles + "/ccrelay.conf")
         #expect(reported().isEmpty, "the file the link left")
+        withExtendedLifetime(watch) {}
+    }
+
+    /// The daemon's own program is watched by its inode: a package manager's
+    /// replacement (a hard-linked backup, then the new file renamed over) is
+    /// reported once the path holds another file, and nothing else in its
+    /// folder (/usr/bin changes with every package) reaches the daemon at all.
+    @Test func aProgramIsWatchedForBeingReplacedAndItsFolderWakesNothing() throws {
+        let folder = root + "/usr/bin"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let program = folder + "/ccrelay-daemon"
+        try write("old", to: program)
+        let (watch, reported) = try watching([], programs: [program])
+        let inotify = try #require(loop.watched.first { $0.value.contains(.readable) }?.key)
+        func queued() -> Bool {
+            var ready = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)
+            return poll(&ready, 1, 0) == 1
+        }
+        try write("another program", to: folder + "/other")
+        try FileManager.default.removeItem(atPath: folder + "/other")
+        #expect(!queued(), "another file in the folder wakes nothing")
+        // dpkg: a hard-linked backup of the old file, the new one renamed over it, the backup removed.
+        #expect(link(program, program + ".dpkg-tmp") == 0)
+        #expect(reported().isEmpty, "the same file at the path")
+        try write("new", to: program + ".dpkg-new")
+        #expect(rename(program + ".dpkg-new", program) == 0)
+        try FileManager.default.removeItem(atPath: program + ".dpkg-tmp")
+        #expect(reported() == [program])
+        // The new file is watched in turn.
+        try write("newer", to: program + ".dpkg-new")
+        #expect(rename(program + ".dpkg-new", program) == 0)
+        #expect(reported() == [program])
         withExtendedLifetime(watch) {}
     }
 }
