@@ -40,7 +40,7 @@ locale:
 # Re-extracts the message catalogue template from the sources (xgettext-swift:
 # xgettext with Swift's multi-line strings rewritten as C strings).
 pot:
-	scripts/xgettext-swift $(PO_DIR)/ccrelay.pot $$(grep -rl 'localize(' Sources --include=*.swift | sort) \
+	scripts/xgettext-swift $(PO_DIR)/ccrelay.pot $$(grep -rlE 'localize\(|\.plural\(' Sources --include=*.swift | sort) \
 		-- --no-wrap --package-name=ccrelay
 	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --backup=none --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 

@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "SessionLogic", "CLinux", "CSQLite", "FileAccess"]),
         .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "SessionLogic", "CCProtocol", "CLinux", "EventLoop"]),
         .executableTarget(
-            name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop"]),
+            name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
             name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "SessionLogic"]),

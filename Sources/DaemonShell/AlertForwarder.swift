@@ -112,7 +112,7 @@ final class AlertForwarder {
             kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
             host: host, late: late)
         let request = RelayMessage.request(
-            alert, to: lane.target, raisedAt: WallClock.localMinute(item.postedAt), localize: Localization.localize)
+            alert, to: lane.target, raisedAt: WallClock.localMinute(item.postedAt), localize: Localization.localizer)
         lane.busy = true
         lane.transport.post(request) { [weak self, weak lane] answer in
             guard let self, let lane else { return }

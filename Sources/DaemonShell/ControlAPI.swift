@@ -11,12 +11,26 @@ protocol ControlTarget: AnyObject {
     func requestLogout()
     /// The newest alerts; fails (naming the problem) when the journal cannot be read.
     func journal(limit: Int) throws(DBusError) -> [JournalEntry]
-    /// Shows the status bubble (what launching CC Relay does).
-    func showStatus()
+    /// Shows the status bubble (what launching CC Relay does); with
+    /// `setupCommand`, it also says how to run setup (no terminal could be opened for it).
+    func showStatus(setupCommand: Bool)
+    /// The configuration file this daemon reads (the one "Set up…" edits).
+    var configurationPath: String { get }
     /// Acknowledges one journaled alert (the tray menu lists the newest).
     func acknowledge(alert id: Int64)
     /// Stops the daemon, as SIGTERM does (the tray's Quit).
     func quit()
+}
+
+extension ControlTarget {
+    /// The status bubble alone.
+    func showStatus() { showStatus(setupCommand: false) }
+
+    /// The tray's and the bubble's "Set up…": `ccrelay setup` in a terminal,
+    /// or, without one, the status bubble saying the command to run.
+    func openSetup(log: (String) -> Void) {
+        if !SetupLauncher.openTerminal(configurationPath: configurationPath, log: log) { showStatus(setupCommand: true) }
+    }
 }
 
 /// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/design.md):

@@ -182,11 +182,12 @@ extension Daemon: ControlTarget {
         handle(.start)
     }
 
-    func showStatus() {
+    func showStatus(setupCommand: Bool) {
         let status = self.status()
-        let summary = StatusSummary(
+        var summary = StatusSummary(
             state: status.state, ip: status.ip, remaining: status.remaining, unread: Int(status.badge), problem: status.lastError)
-        desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localize))
+        summary.setupCommand = setupCommand
+        desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localizer))
     }
 
     func requestLogout() {

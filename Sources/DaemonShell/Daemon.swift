@@ -360,8 +360,9 @@ public final class Daemon {
                 if case .notice = subject, index != lastNotice { continue }
                 var shown = alert(for: subject)
                 if case .notice = subject, notices > 1 {
-                    shown.body += "\n" + AlertCatalogue.fill(
-                        Localization.localize("%s more campus notices came with it (ccrelay history lists them)."), "\(notices - 1)")
+                    shown.body += "\n" + Localization.localizer.plural(
+                        "%s more campus notice came with it (ccrelay history lists it).",
+                        "%s more campus notices came with it (ccrelay history lists them).", count: notices - 1)
                 }
                 desktop.post(shown)
             } else {
@@ -372,7 +373,7 @@ public final class Daemon {
 
     /// The alert for `subject` in the user's language.
     private func alert(for subject: AlertSubject) -> Alert {
-        AlertCatalogue.alert(for: subject, localize: Localization.localize)
+        AlertCatalogue.alert(for: subject, localize: Localization.localizer)
     }
 
     private func apply(_ effect: SessionEffect) {

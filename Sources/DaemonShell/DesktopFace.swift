@@ -143,7 +143,7 @@ final class SessionBusFace: DesktopFace {
         case .logout: target.requestLogout()
         case .clearBadge: _ = try? target.clearBadge()
         case .acknowledge(let id): target.acknowledge(alert: id)
-        case .setUp: if !SetupLauncher.openTerminal(log: log) { target.showStatus() }
+        case .setUp: target.openSetup(log: log)
         case .quit:
             // After the host's call is answered: stopping closes the connection.
             let later = loop.makeTimer { [weak self] in self?.target?.quit() }

@@ -30,7 +30,7 @@ public enum RelayTrial {
                 body: AlertCatalogue.fill(Localization.localize("Alerts from %s will reach you here."), host),
                 urgency: .normal, postedAt: now, key: AlertStore.newKey(), host: host, late: false)
             let request = RelayMessage.request(
-                alert, to: target, raisedAt: WallClock.localMinute(now), localize: Localization.localize)
+                alert, to: target, raisedAt: WallClock.localMinute(now), localize: Localization.localizer)
             let poster = RelayPoster(caFile: caFile, userAgent: "ccrelay/\(version)", loop: loop)
             posters.append(poster)
             poster.post(request) { answer in

@@ -60,8 +60,8 @@ final class TrayIcon {
     func start(on connection: Connection? = nil) {
         if let connection { self.connection = connection }
         let current = facts()
-        look = TrayModel.look(current, localize: Localization.localize)
-        menu = TrayModel.menu(current, localize: Localization.localize)
+        look = TrayModel.look(current, localize: Localization.localizer)
+        menu = TrayModel.menu(current, localize: Localization.localizer)
         self.connection.export([itemInterface()], at: Self.itemPath)
         self.connection.export([menuInterface()], at: Self.menuPath)
         self.connection.requestName(name) { [log, name] reply in
@@ -77,8 +77,8 @@ final class TrayIcon {
     /// Emits what changed since the last look and menu.
     func refresh() {
         let current = facts()
-        let fresh = TrayModel.look(current, localize: Localization.localize)
-        let freshMenu = TrayModel.menu(current, localize: Localization.localize)
+        let fresh = TrayModel.look(current, localize: Localization.localizer)
+        let freshMenu = TrayModel.menu(current, localize: Localization.localizer)
         if let old = look {
             // Every New* signal whose property changed: LXQt shows the attention
             // icon while NeedsAttention and reads it again only on NewAttentionIcon.
@@ -131,7 +131,7 @@ final class TrayIcon {
     // MARK: org.kde.StatusNotifierItem
 
     private func itemInterface() -> Interface {
-        func current() -> TrayLook { TrayModel.look(facts(), localize: Localization.localize) }
+        func current() -> TrayLook { TrayModel.look(facts(), localize: Localization.localizer) }
         let noPixmaps = Value.array(element: "(iiay)", [])
         return Interface(
             name: Self.itemInterface,

@@ -14,7 +14,7 @@ import Glibc
 /// configuration problem.
 public final class UnconfiguredDaemon: ControlTarget {
     private let loop: any EventScheduler
-    private let configurationPath: String
+    let configurationPath: String
     private var problems: [String]
     private let version: String
     private let log: (String) -> Void
@@ -37,7 +37,7 @@ public final class UnconfiguredDaemon: ControlTarget {
             guard let self, case .actionInvoked(_, let key, _) = event else { return }
             switch key {
             case AlertAction.clearBadgeKey: _ = try? self.clearBadge()
-            case AlertAction.setUpKey: if !SetupLauncher.openTerminal(log: log) { self.showStatus() }
+            case AlertAction.setUpKey: self.openSetup(log: log)
             default: break
             }
         }
@@ -142,10 +142,11 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func requestLogin() { log("not set up: a login needs a usable \(configurationPath)") }
 
-    func showStatus() {
+    func showStatus(setupCommand: Bool) {
         let status = self.status()
-        let summary = StatusSummary(state: status.state, ip: "", remaining: nil, unread: Int(status.badge), problem: status.lastError)
-        desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localize))
+        var summary = StatusSummary(state: status.state, ip: "", remaining: nil, unread: Int(status.badge), problem: status.lastError)
+        summary.setupCommand = setupCommand
+        desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localizer))
     }
 
     func requestLogout() {}

@@ -1,4 +1,5 @@
 import CLinux
+import SessionLogic
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,6 +31,22 @@ public enum Localization {
             return String(cString: translated)
         }
     }
+
+    /// The sentence about `count` in the user's language (`ngettext`): `one`
+    /// or `other` in English, the catalogue's form for `count` otherwise.
+    public static func localize(_ one: String, _ other: String, count: Int) -> String {
+        one.withCString { cOne in
+            other.withCString { cOther in
+                guard let translated = dngettext(domain, cOne, cOther, UInt(max(0, count))) else { return count == 1 ? one : other }
+                if translated == UnsafeMutablePointer(mutating: cOne) { return one }
+                if translated == UnsafeMutablePointer(mutating: cOther) { return other }
+                return String(cString: translated)
+            }
+        }
+    }
+
+    /// The catalogue's translations for the pure code's texts.
+    public static let localizer = Localizer(text: { localize($0) }, plural: { localize($0, $1, count: $2) })
 
     static func catalogueDirectory() -> String? {
         if let explicit = getenv("CCRELAY_LOCALEDIR") { return String(cString: explicit) }

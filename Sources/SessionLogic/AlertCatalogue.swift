@@ -46,6 +46,8 @@ public struct StatusSummary: Sendable, Hashable {
     public var unread: Int
     /// What stands in the way (the last error, or the configuration problem).
     public var problem: String
+    /// Say the command that sets ccrelay up or changes its settings ("Set up…" found no terminal).
+    public var setupCommand = false
 
     public init(state: String, ip: String, remaining: Int64?, unread: Int, problem: String) {
         self.state = state
@@ -79,7 +81,7 @@ public enum CredentialProblem: Sendable, Hashable {
 /// ids; `localize` (gettext in the daemon) turns them into the user's language.
 public enum AlertCatalogue {
     /// Makes the alert for `subject`, its text passed through `localize`.
-    public static func alert(for subject: AlertSubject, localize: (String) -> String) -> Alert {
+    public static func alert(for subject: AlertSubject, localize: Localizer) -> Alert {
         let openAction = AlertAction(key: AlertAction.defaultKey, label: localize("Show status"))
         switch subject {
         case .loggedOut(let message):
@@ -93,9 +95,10 @@ public enum AlertCatalogue {
         case .keepAliveFailing(let remaining):
             return Alert(
                 kind: .keepAliveFailing, title: localize("Keep-alive failed"),
-                body: fill(
-                    localize("The campus server has not confirmed this computer. Outside access ends in %s seconds unless a keep-alive gets through."),
-                    String(max(remaining, 0))),
+                body: localize.plural(
+                    "The campus server has not confirmed this computer. Outside access ends in %s second unless a keep-alive gets through.",
+                    "The campus server has not confirmed this computer. Outside access ends in %s seconds unless a keep-alive gets through.",
+                    count: max(remaining, 0)),
                 urgency: .normal, actions: [openAction])
         case .locationDenied(let denial):
             let body =
@@ -168,14 +171,16 @@ public enum AlertCatalogue {
         }
     }
 
-    private static func credentialText(_ problem: CredentialProblem, _ localize: (String) -> String) -> String {
+    private static func credentialText(_ problem: CredentialProblem, _ localize: Localizer) -> String {
         switch problem {
         case .certificateRejected:
             localize("The server rejected your student certificate. Check [auth] certificate in ccrelay.conf, or get a new certificate from campus IT.")
         case .certificateExpired:
             localize("Your student certificate has expired. Get a new one from campus IT and set it in ccrelay.conf.")
         case .certificateExpiring(let days):
-            fill(localize("Your student certificate expires in %s days. Renew it with campus IT before then."), String(days))
+            localize.plural(
+                "Your student certificate expires in %s day. Renew it with campus IT before then.",
+                "Your student certificate expires in %s days. Renew it with campus IT before then.", count: days)
         case .refusedInHandshake(.unknownAuthority):
             localize("The campus server does not accept certificates from your certificate's issuer. Check that [auth] certificate in ccrelay.conf is the one campus IT gave you.")
         case .refusedInHandshake(.expired):
@@ -199,7 +204,7 @@ public enum AlertCatalogue {
         }
     }
 
-    private static func trustText(_ problem: ServerTrustProblem, _ localize: (String) -> String) -> String {
+    private static func trustText(_ problem: ServerTrustProblem, _ localize: Localizer) -> String {
         switch problem {
         case .unknownIssuer: localize("its certificate is not from a trusted authority")
         case .expired: localize("its certificate has expired or is not valid yet")
@@ -228,7 +233,7 @@ public enum AlertCatalogue {
 
     /// The status bubble: the state in a sentence, the unread count, and
     /// actions whose labels say what they do (log in or out, clear the badge).
-    static func statusAlert(_ summary: StatusSummary, localize: (String) -> String) -> Alert {
+    static func statusAlert(_ summary: StatusSummary, localize: Localizer) -> Alert {
         var lines: [String] = []
         var actions: [AlertAction] = []
         switch summary.state {
@@ -256,8 +261,14 @@ public enum AlertCatalogue {
             actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))
         }
         if !summary.problem.isEmpty && summary.state != "online" { lines.append(summary.problem) }
+        if summary.setupCommand {
+            lines.append(summary.state == "unconfigured"
+                ? localize("No terminal could be opened: run ccrelay setup in one.")
+                : localize("No terminal could be opened: to change the settings, run ccrelay setup --edit in one."))
+        }
         if summary.unread > 0 {
-            lines.append(fill(localize("%s unread alerts (ccrelay history lists them)."), "\(summary.unread)"))
+            lines.append(localize.plural(
+                "%s unread alert (ccrelay history lists it).", "%s unread alerts (ccrelay history lists them).", count: summary.unread))
             actions.append(AlertAction(key: AlertAction.clearBadgeKey, label: fill(localize("Clear %s unread"), "\(summary.unread)")))
         }
         return Alert(kind: .status, title: "CC Relay", body: lines.joined(separator: "\n"), urgency: .low, actions: actions,

@@ -56,7 +56,7 @@ public enum RelayMessage {
     /// The request for `alert` to `target`. `raisedAt` is the alert's time as
     /// people read it (local time), for the late note; `localize` translates.
     public static func request(_ alert: ForwardedAlert, to target: RelayTarget, raisedAt: String,
-                               localize: (String) -> String) -> RelayRequest {
+                               localize: Localizer) -> RelayRequest {
         var message = alert.body
         if alert.late {
             message += "\n\n" + AlertCatalogue.fill(localize("Delayed: raised at %s on %s."), raisedAt, alert.host)

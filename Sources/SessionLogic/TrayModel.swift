@@ -87,7 +87,7 @@ public enum TrayModel {
     /// Alerts listed in the menu.
     public static let recentLimit = 5
 
-    public static func look(_ facts: TrayFacts, localize: (String) -> String) -> TrayLook {
+    public static func look(_ facts: TrayFacts, localize: Localizer) -> TrayLook {
         let icon =
             switch facts.state {
             case "online", "sleeping", "logging-in": "online"
@@ -99,10 +99,10 @@ public enum TrayModel {
         let status = facts.urgent && facts.unread > 0 ? "NeedsAttention" : "Active"
         var lines = [stateLine(facts, localize: localize)]
         if let remaining = facts.remaining, facts.state == "online" || facts.state == "failing" {
-            lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining)))
+            lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
         }
         if !facts.problem.isEmpty && facts.state != "online" { lines.append(facts.problem) }
-        if facts.unread > 0 { lines.append(AlertCatalogue.fill(localize("%s unread alerts"), "\(facts.unread)")) }
+        if facts.unread > 0 { lines.append(localize.plural("%s unread alert", "%s unread alerts", count: facts.unread)) }
         return TrayLook(
             // The state in the title too: LXQt's tooltip shows only the title.
             iconName: "io.github.ccrelay.CCRelay-" + icon, status: status, tooltipTitle: "CC Relay — " + stateLine(facts, localize: localize),
@@ -111,7 +111,7 @@ public enum TrayModel {
 
     /// The menu: the state, Log in / Log out, Clear badge (N), the newest
     /// alerts (clicking one acknowledges it), Set up…, Quit.
-    public static func menu(_ facts: TrayFacts, localize: (String) -> String) -> [TrayMenuItem] {
+    public static func menu(_ facts: TrayFacts, localize: Localizer) -> [TrayMenuItem] {
         var items = [TrayMenuItem(id: 1, label: stateLine(facts, localize: localize), enabled: false), separator(2)]
         switch facts.state {
         case "online", "failing", "logging-in":
@@ -139,7 +139,7 @@ public enum TrayModel {
         return items
     }
 
-    static func stateLine(_ facts: TrayFacts, localize: (String) -> String) -> String {
+    static func stateLine(_ facts: TrayFacts, localize: Localizer) -> String {
         switch facts.state {
         case "online": AlertCatalogue.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
         case "failing": localize("Keep-alives failing")
@@ -158,11 +158,12 @@ public enum TrayModel {
     static func escapeMnemonic(_ text: String) -> String { text.replacing("_", with: "__") }
 
     /// `1 h 02 min`, `4 min 05 s`, `12 s`.
-    static func clock(_ seconds: Int64) -> String {
+    static func clock(_ seconds: Int64, localize: Localizer) -> String {
         let s = max(0, seconds)
-        if s >= 3600 { return "\(s / 3600) h \(String(format2(s % 3600 / 60))) min" }
-        if s >= 60 { return "\(s / 60) min \(String(format2(s % 60))) s" }
-        return "\(s) s"
+        let fill = AlertCatalogue.fill
+        if s >= 3600 { return fill(localize("%s h %s min"), ["\(s / 3600)", format2(s % 3600 / 60)]) }
+        if s >= 60 { return fill(localize("%s min %s s"), ["\(s / 60)", format2(s % 60)]) }
+        return fill(localize("%s s"), ["\(s)"])
     }
 
     private static func format2(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -54,7 +54,8 @@ func check(_ path: String) -> Never {
 func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
     let bundlePassword = bundlePasswordOnStdin ? readLine(strippingNewline: true) ?? "" : nil
     let loaded = ConfigurationCheck.load(path, bundlePassword: bundlePassword, log: log)
-    for error in loaded.errors { log("error: \(error)") }
+    // The user gave answers, not this file: the problem alone, which names the answer.
+    for error in loaded.errors { log("error: \(error.message)") }
     guard let configuration = loaded.configuration else { exit(1) }
     let password = configuration.user == nil ? nil : readLine(strippingNewline: true)
     do {
@@ -65,6 +66,13 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
             guard case .loggedIn(let grant) = exchange.outcome else {
                 log(AlertCatalogue.fill(Localization.localize("the server did not log you in: %s"),
                                         [exchange.outcome.problem?.sentence ?? Localization.localize("no answer")]))
+                // A TLS server spoken to in plain HTTP closes the connection or answers bytes that are no HTTP.
+                if configuration.serverURL.lowercased().hasPrefix("http://"),
+                    ["protocol-error", "connection-lost"].contains(exchange.outcome.problem?.code ?? "")
+                {
+                    log(AlertCatalogue.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
+                                            [String(configuration.serverURL.dropFirst("http://".count))]))
+                }
                 exit(1)
             }
             let line = AlertCatalogue.fill(

@@ -1,3 +1,4 @@
+import SessionLogic
 import DesktopServices
 
 /// A subcommand: its name, one line for the overview, its usage text, the
@@ -47,8 +48,10 @@ enum CLI {
         return head + "\n" + subcommands.map { "  " + padded($0.name, 13) + $0.summary }.joined(separator: "\n") + "\n\n" + tail
     }
 
+    /// `text` and spaces up to `width` columns of a terminal (a Chinese
+    /// character takes two), at least one space.
     static func padded(_ text: String, _ width: Int) -> String {
-        text + String(repeating: " ", count: max(1, width - text.count))
+        text + String(repeating: " ", count: max(1, width - DisplayWidth.columns(text)))
     }
 
     static func run(_ arguments: [String]) async -> Int32 {

@@ -52,7 +52,7 @@ enum NotifyTestCommand {
             return ExitStatus.usage
         }
         let alerts = AlertCatalogue.examples.filter { kinds.contains($0.kind) }
-            .map { AlertCatalogue.alert(for: $0, localize: Localization.localize) }
+            .map { AlertCatalogue.alert(for: $0, localize: Localization.localizer) }
 
         let connection: Connection
         do {

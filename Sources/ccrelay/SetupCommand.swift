@@ -3,6 +3,7 @@ import DBusAsync
 import DesktopServices
 import DispatchLoop
 import EventLoop
+import FileAccess
 import SessionLogic
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ enum SetupCommand {
         Usage: ccrelay setup [--server URL] [--certificate FILE] [--key FILE] [--ca-file FILE]
                              [--pinned-key PIN] [--interface IF] [--user ID --password-stdin]
                              [--p12-password-stdin] [--ntfy URL] [--gotify URL] [--webhook URL]
-                             [--yes] [--force] [--no-autostart] [--config PATH]
+                             [--yes] [--edit] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
         certificate and key, or a PKCS#12 bundle, whose password goes to the
@@ -27,7 +28,9 @@ enum SetupCommand {
         logs in once with the answers (and logs out again) and says what the server
         answered; only then does it write the configuration (mode 0600, absolute
         paths) and start ccrelay at login (systemctl --user enable --now ccrelay;
-        the desktop's autostart entry covers desktops without it).
+        the desktop's autostart entry covers desktops without it). A file that
+        does not exist is asked for again; certificate files from elsewhere
+        (Downloads) can be copied next to the configuration, readable only by you.
 
         Options:
           --server URL         the CC server (https://, or http:// to this computer)
@@ -46,7 +49,9 @@ enum SetupCommand {
                                 (its first line; the campus password, if any, follows);
                                 it is kept in the keyring, never in a file
           --yes                ask nothing: take the options and the current answers
-          --force              replace an existing configuration
+          --edit               change the existing configuration (its answers are the
+                               defaults; every other line of it is kept)
+          --force              replace an existing configuration (as --edit)
           --no-autostart       do not start ccrelay at login
           --config PATH        write this file instead of $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
           -h, --help           show this help
@@ -57,7 +62,7 @@ enum SetupCommand {
 
     static let command = Subcommand(
         name: "setup", summary: localize("set ccrelay up: server, certificate, a test login, start at login"), usage: usage,
-        flags: ["password-stdin", "yes", "force", "no-autostart", "p12-password-stdin"],
+        flags: ["password-stdin", "yes", "edit", "force", "no-autostart", "p12-password-stdin"],
         valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook"],
         values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,
                  "config": Subcommand.fileValue],
@@ -67,29 +72,64 @@ enum SetupCommand {
         guard parsed.positionals.isEmpty else { return usageError("setup", fill(localize("unexpected argument '%s'"), parsed.positionals[0])) }
         if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", localize("--password-stdin goes with --user")) }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
-        if access(path, F_OK) == 0 && !parsed.has("force") {
-            Output.error(fill(localize("setup: %s exists; run with --force to replace it (its answers are the defaults then)"), path))
+        if access(path, F_OK) == 0 && !parsed.has("force") && !parsed.has("edit") {
+            Output.error(fill(localize("setup: %s exists; to change it: ccrelay setup --edit (its answers are the defaults then)"), path))
             return ExitStatus.failure
         }
         let current = existingAnswers(path)
         let asking = isatty(0) != 0 && !parsed.has("yes") && !parsed.has("password-stdin") && !parsed.has("p12-password-stdin")
-        func answer(_ key: String, _ question: String, required: Bool) -> String? {
-            if let given = parsed.values[key] { return given }
+        /// The answer to one question: the option's value, else what is typed (the current answer
+        /// when nothing is); a file that cannot be used is said at once and asked for again.
+        func answer(_ key: String, _ question: String, required: Bool, file: Bool = false) -> Answer {
+            if let given = parsed.values[key] {
+                // A value the file cannot hold is refused as a usage error below, before any file is looked at.
+                if file, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
+                    return .refused("--\(key) \(given): \(problem)")
+                }
+                return .value(given)
+            }
             let fallback = current[key]
-            guard asking else { return fallback }
+            guard asking else { return fallback.map { .value($0) } ?? .none }
             let shown = fallback.map { " [\($0)]" } ?? (required ? "" : " " + localize("(none)"))
-            Output.prompt(question + shown + ": ")
-            let typed = String((readLine(strippingNewline: true) ?? "").drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-            return typed.isEmpty ? fallback : typed
+            while true {
+                Output.prompt(question + shown + ": ")
+                guard let line = readLine(strippingNewline: true) else { return fallback.map { .value($0) } ?? .none }
+                let typed = String(line.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+                guard !typed.isEmpty else { return fallback.map { .value($0) } ?? .none }
+                if file, let problem = fileProblem(absolute(typed)) {
+                    Output.error(fill(localize("  %s: %s; type the path again (Ctrl-C stops setup)"), typed, problem))
+                    continue
+                }
+                return .value(typed)
+            }
         }
-        guard let server = answer("server", localize("CC server URL"), required: true), !server.isEmpty else {
-            return usageError("setup", localize("the server is needed: --server URL"))
+        let server: String
+        switch answer("server", localize("CC server URL (for example https://cc.example.edu.cn/)"), required: true) {
+        case .value(let given) where !given.isEmpty: server = given
+        case .refused(let problem): return usageError("setup", problem)
+        default: return usageError("setup", localize("the server is needed: --server URL"))
         }
-        let user = answer("user", localize("User name for a password login"), required: false)
-        let certificate = answer("certificate", localize("Student certificate (PEM file, or a .p12/.pfx bundle)"), required: user == nil)
+        var user: String?
+        var certificate: String?
+        var key: String?
+        var caFile: String?
+        for (name, question, file) in [("user", localize("User name for a password login"), false),
+                                        ("certificate", localize("Student certificate (PEM file, or a .p12/.pfx bundle)"), true)] {
+            switch answer(name, question, required: name == "certificate" && user == nil, file: file) {
+            case .value(let given): if name == "user" { user = given } else { certificate = given }
+            case .refused(let problem): return fileRefused(problem)
+            case .none: break
+            }
+        }
         let bundle = certificate.map { Configuration.isPKCS12Bundle($0) } ?? false
         // A PKCS#12 bundle holds its key; its password (empty for none) goes to the keyring.
-        let key = certificate == nil || bundle ? nil : answer("key", localize("Its private key (PEM file)"), required: true)
+        if certificate != nil && !bundle {
+            switch answer("key", localize("Its private key (PEM file)"), required: true, file: true) {
+            case .value(let given): key = given
+            case .refused(let problem): return fileRefused(problem)
+            case .none: break
+            }
+        }
         var bundlePassword: String?
         if parsed.has("p12-password-stdin") {
             guard bundle else { return usageError("setup", localize("--p12-password-stdin goes with a PKCS#12 --certificate (.p12 or .pfx)")) }
@@ -101,7 +141,17 @@ enum SetupCommand {
         } else if bundle && asking {
             bundlePassword = LoginCommand.askWithoutEcho(localize("Password of the certificate bundle (empty if it has none): "))
         }
-        let caFile = answer("ca-file", localize("Campus CA file"), required: false)
+        switch answer("ca-file", localize("Campus CA file"), required: false, file: true) {
+        case .value(let given): caFile = given
+        case .refused(let problem): return fileRefused(problem)
+        case .none: break
+        }
+        // Certificate files from elsewhere (a download) may move in beside the configuration, readable only by you.
+        if asking {
+            let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+            certificate = certificate.map { offerCopy($0, into: folder) }
+            key = key.map { offerCopy($0, into: folder) }
+        }
         guard user != nil || certificate != nil else { return usageError("setup", localize("a certificate (--certificate) or a user (--user) is needed")) }
         var password: String?
         if let user {
@@ -181,6 +231,62 @@ enum SetupCommand {
             }
         }
         return ExitStatus.ok
+    }
+
+    /// An answer to a question: given (typed, an option, or the current one), none, or a file that cannot be used.
+    private enum Answer {
+        case value(String)
+        case none
+        case refused(String)
+    }
+
+    private static func fileRefused(_ problem: String) -> Int32 {
+        Output.error("setup: " + problem)
+        return ExitStatus.failure
+    }
+
+    /// Why the file at `path` cannot be a certificate, key or CA file, or nil when it can be read.
+    static func fileProblem(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return SystemError.reason(errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else { return localize("not a file (a folder?)") }
+        guard access(path, R_OK) == 0 else { return SystemError.reason(errno) }
+        return nil
+    }
+
+    /// Asks whether to copy `file` into `folder` with mode 0600; the path to use from then on.
+    private static func offerCopy(_ file: String, into folder: String) -> String {
+        let source = absolute(file)
+        let name = String(source[source.index(after: source.lastIndex(of: "/") ?? source.startIndex)...])
+        let target = folder + "/" + name
+        guard source != target, source.hasPrefix("/") else { return file }
+        Output.prompt(fill(localize("Copy %s to %s, readable only by you? [Y/n] "), source, folder))
+        guard let reply = readLine(strippingNewline: true), !reply.lowercased().hasPrefix("n") else { return file }
+        guard case .success(let bytes) = BoundedFile.read(source, limit: 1 << 20) else {
+            Output.error(fill(localize("  cannot read %s; it stays where it is"), source))
+            return file
+        }
+        if let (made, reason) = makeFolders(folder) {
+            Output.error(fill(localize("setup: cannot create %s: %s"), made, reason))
+            return file
+        }
+        if access(target, F_OK) == 0 {
+            guard case .success(let there) = BoundedFile.read(target, limit: 1 << 20), there == bytes else {
+                Output.error(fill(localize("  %s is there already and differs; %s stays where it is"), target, source))
+                return file
+            }
+            return target
+        }
+        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        let written = descriptor >= 0 && bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+        if descriptor >= 0 { close(descriptor) }
+        guard written else {
+            if descriptor >= 0 { unlink(target) }
+            Output.error(fill(localize("  cannot write %s; %s stays where it is"), target, source))
+            return file
+        }
+        Output.out(fill(localize("  Copied to %s (mode 0600)."), target))
+        return target
     }
 
     private static func passwordTooLong() -> Int32 {

@@ -118,7 +118,8 @@ enum StatusCommand {
     }
 
     static func duration(_ seconds: Int64) -> String {
-        seconds >= 120 ? "\(seconds / 60) min \(seconds % 60) s" : "\(seconds) s"
+        seconds >= 120
+            ? fill(localize("%s min %s s"), "\(seconds / 60)", "\(seconds % 60)") : fill(localize("%s s"), "\(seconds)")
     }
 
     private enum Change: Sendable {

@@ -27,7 +27,8 @@ import TestSupport
         func requestLogin() {}
         func requestLogout() {}
         func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
-        func showStatus() {}
+        func showStatus(setupCommand: Bool) {}
+        let configurationPath = "/nonexistent/ccrelay.conf"
         func acknowledge(alert id: Int64) {}
         func quit() {}
     }

@@ -15,7 +15,7 @@ import Testing
         #expect(try await harness.waitForServer(supporting: "body-markup"))
         #expect(try await harness.server?.name == "dunst")
         let notice = AlertCatalogue.alert(
-            for: .notice(id: "n1", title: "维护 <b>通知</b>", body: "<i>23:00</i> & <a href=\"x\">x</a>", urgency: .critical)) { $0 }
+            for: .notice(id: "n1", title: "维护 <b>通知</b>", body: "<i>23:00</i> & <a href=\"x\">x</a>", urgency: .critical), localize: .english)
         try await harness.post(notice)
         #expect(await eventually { harness.deliveredIDs(.notice).count == 1 })
         let history = try dunst.closeAllAndReadHistory()

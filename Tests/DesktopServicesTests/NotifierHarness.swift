@@ -70,7 +70,7 @@ final class NotifierHarness: Sendable {
 
 extension Alert {
     static func sample(_ kind: AlertKind, title: String? = nil, body: String = "body text") -> Alert {
-        var alert = AlertCatalogue.alert(for: AlertCatalogue.examples.first { $0.kind == kind }!) { $0 }
+        var alert = AlertCatalogue.alert(for: AlertCatalogue.examples.first { $0.kind == kind }!, localize: .english)
         if let title { alert.title = title }
         alert.body = body
         return alert

@@ -16,7 +16,7 @@ import Testing
         let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
         let harness = try await NotifierHarness(bus: bus)
         #expect(try await harness.waitForServer(supporting: "actions"))
-        let alert = AlertCatalogue.alert(for: .loggedOut(message: nil)) { $0 }
+        let alert = AlertCatalogue.alert(for: .loggedOut(message: nil), localize: .english)
         try await harness.post(alert)
         #expect(await eventually { harness.deliveredIDs(.loggedOut).count == 1 })
         let call = try #require(try await mock.calls("Notify").first)
@@ -35,7 +35,7 @@ import Testing
         #expect(hints["transient"] == nil)
         #expect(call[7] == .int32(-1))
 
-        try await harness.post(AlertCatalogue.alert(for: .backOnline) { $0 })
+        try await harness.post(AlertCatalogue.alert(for: .backOnline, localize: .english))
         #expect(await eventually { harness.deliveredIDs(.backOnline).count == 1 })
         let backOnline = try #require(try await mock.calls("Notify").last)
         let backHints = try [String: Variant](dbusValue: backOnline[6])

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import SessionLogic
 import Testing
 
 /// The daemon's D-Bus API through the real CLI: status (plain, JSON, watch),
@@ -39,6 +40,13 @@ import Testing
             environment["CCRELAY_LOCALEDIR"] = NotifyTestCommandTests.localeDirectory
             let translated = try run(DaemonRig.ccrelay, ["status"], environment: environment)
             #expect(words.allSatisfy(translated.standardOutput.contains), "\(language): \(translated.standardOutput)")
+            #expect(!translated.standardOutput.contains(" s"), "seconds in Chinese too (秒): \(translated.standardOutput)")
+            // The values stand in one column: a Chinese label is two terminal columns a character.
+            for row in translated.standardOutput.split(separator: "\n").dropFirst() {
+                let label = row.dropFirst(2).prefix { $0 != " " }
+                let padding = row.dropFirst(2 + label.count).prefix { $0 == " " }
+                #expect(DisplayWidth.columns(String(label)) + padding.count == 12, "\(language): “\(row)” is out of line")
+            }
         }
 
         let introspection = try run("/usr/bin/busctl", ["--address=\(rig.bus.address)", "introspect", "io.github.ccrelay.CCRelay",

@@ -8,12 +8,14 @@ import Testing
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-setup-\(UUID().uuidString)").path
     var configPath: String { folder + "/config/ccrelay/ccrelay.conf" }
 
-    func setup(_ arguments: [String], bus: PrivateBus? = nil, extraEnvironment: [String: String] = [:], input: String = "") throws
-        -> CommandResult
+    /// `ccrelay setup ARGUMENTS`, or with `asIs` the command ARGUMENTS (a driver that runs setup).
+    func setup(_ arguments: [String], bus: PrivateBus? = nil, extraEnvironment: [String: String] = [:], input: String = "",
+               asIs: Bool = false) throws -> CommandResult
     {
         var environment = ["XDG_CONFIG_HOME": folder + "/config", "XDG_STATE_HOME": folder + "/state",
                            "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent", "PATH": "/usr/local/bin:/bin"].merging(extraEnvironment) { $1 }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus?.address ?? "unix:path=/nonexistent"
+        if asIs { return try run(arguments[0], Array(arguments.dropFirst()), environment: environment, input: input) }
         return try run(DaemonRig.ccrelay, ["setup"] + arguments, environment: environment, input: input)
     }
 
@@ -112,7 +114,7 @@ import Testing
         #expect(written.standardOutput.contains("伺服器已讓你登入") && written.standardOutput.contains("已寫入 \(configPath)。"),
                 "\(written.standardOutput)")
         let again = try setup(arguments, extraEnvironment: ["LANG": "zh_TW.UTF-8", "LANGUAGE": ""])
-        #expect(again.status == 1 && again.standardError.contains("加 --force 執行可替換它"), "\(again.standardError)")
+        #expect(again.status == 1 && again.standardError.contains("已存在") && again.standardError.contains("ccrelay setup --edit"), "\(again.standardError)")
         try? FileManager.default.removeItem(atPath: folder)
     }
 
@@ -130,9 +132,10 @@ import Testing
                     "--ca-file", pki.caCertificate, "--yes", "--no-autostart"]
         #expect(try setup(good).status == 0)
         let again = try setup(good)
-        #expect(again.status == 1 && again.standardError.contains("--force"))
+        #expect(again.status == 1 && again.standardError.contains("to change it: ccrelay setup --edit"), "\(again.standardError)")
+        #expect(try setup(good + ["--edit"]).status == 0, "--edit changes what is there")
         #expect(try setup(good + ["--force"]).status == 0)
-        #expect(try sim.sessions().count == 2, "one trial login each time it wrote")
+        #expect(try sim.sessions().count == 3, "one trial login each time it wrote")
         try? FileManager.default.removeItem(atPath: folder)
     }
 
@@ -167,6 +170,46 @@ import Testing
         #expect(text.components(separatedBy: "certificate = ").count == 2, "one certificate line: \(text)")
         let check = try run(DaemonRig.ccrelay, ["config", "check", "--config", configPath])
         #expect(check.status == 0, "\(check.standardError)")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    /// issue 21: setup forgives typing, on a real terminal (a pty): the first question shows an
+    /// example, `~/` paths are the home's, a file that is not there is said at once and asked
+    /// for again (not after the last question), the certificate files downloaded elsewhere are
+    /// copied beside the configuration with mode 0600, and the written file names the copies.
+    @Test func setupOnATerminalForgivesTypingAndOffersToCopyTheCertificate() throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home + "/Downloads", withIntermediateDirectories: true)
+        for (from, to) in [(pki.clientCertificate, "student.pem"), (pki.clientKey, "student.key")] {
+            try FileManager.default.copyItem(atPath: from, toPath: home + "/Downloads/" + to)
+        }
+        let driver = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/pty_drive.py").path
+        let steps: [(String, String)] = [
+            ("CC server URL (for example https://", sim.url),
+            ("User name for a password login (none): ", ""),
+            ("Student certificate", "~/Downloads/studnet.pem"),
+            ("type the path again", "~/Downloads/student.pem"),
+            ("Its private key", "~/Downloads/student.key"),
+            ("Campus CA file", pki.caCertificate),
+            ("readable only by you? [Y/n]", "y"),
+            ("readable only by you? [Y/n]", ""),
+        ]
+        let result = try setup([driver] + steps.flatMap { ["--step", "\($0.0)=>\($0.1)"] } + ["--", DaemonRig.ccrelay, "setup", "--no-autostart"],
+                               extraEnvironment: ["HOME": home], asIs: true)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("~/Downloads/studnet.pem: No such file or directory; type the path again"),
+                "the mistake is said with the user's own words: \(result.standardOutput)")
+        let written = folder + "/config/ccrelay"
+        let text = try String(contentsOfFile: configPath, encoding: .utf8)
+        #expect(text.contains("certificate = \(written)/student.pem") && text.contains("key = \(written)/student.key"), "\(text)")
+        for copy in ["student.pem", "student.key"] {
+            var info = stat()
+            #expect(stat(written + "/" + copy, &info) == 0 && info.st_mode & 0o777 == 0o600, "\(copy) is readable only by the user")
+        }
+        #expect(!result.standardOutput.contains(".ccrelay-setup-"), "never the trial file's name: \(result.standardOutput)")
         try? FileManager.default.removeItem(atPath: folder)
     }
 

@@ -74,6 +74,50 @@ import Testing
         #expect(await eventually { watcher.registrations.get().count > registered })
     }
 
+    /// issue 21: "Set up…" once set up opens `ccrelay setup --edit` on the daemon's own
+    /// configuration in the desktop's terminal (a plain setup refused to replace the file and the
+    /// window closed at once), and the window waits for Enter; with no terminal, the status
+    /// bubble says the command to run.
+    @Test func setUpEditsTheConfigurationInATerminalOrTheBubbleSaysTheCommand() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-terminal-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A terminal that runs what follows -e without a screen, its words and output beside it.
+        try """
+            #!/bin/sh
+            printf '%s\\n' "$@" > "\(folder)/arguments"
+            [ "$1" = -e ] && shift
+            exec "$@" > "\(folder)/output" 2>&1 < /dev/null
+            """.write(toFile: folder + "/x-terminal-emulator", atomically: true, encoding: .utf8)
+        chmod(folder + "/x-terminal-emulator", 0o755)
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        // No user manager to enable a unit in: setup says so and goes on.
+        let rig = try await DaemonRig(extraEnvironment: ["PATH": folder + ":" + path, "XDG_RUNTIME_DIR": "/nonexistent"])
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        let watcher = try await RecordingWatcher(on: rig.bus)
+        #expect(await eventually { watcher.service != nil }, "\(rig.log)")
+        let service = try #require(watcher.service)
+        let setUp = try #require(try await watcher.menu(of: service).entries.first { $0.1 == "Set up…" })
+        try await watcher.click(setUp.0, of: service)
+        func output() -> String { (try? String(contentsOfFile: folder + "/output", encoding: .utf8)) ?? "" }
+        #expect(await eventually(timeout: .seconds(30)) { output().contains("Press Enter to close this window.") }, "\(output())\n\(rig.log)")
+        #expect(output().contains("Wrote \(rig.configPath)."), "the current answers tried and written again: \(output())")
+        #expect(!output().contains("exists"), "\(output())")
+
+        // Without a terminal: the status bubble says what to run.
+        let alone = try await DaemonRig(extraEnvironment: ["PATH": "/nonexistent"])
+        #expect(await eventually(timeout: .seconds(20)) { alone.acceptedReports() >= 1 }, "\(alone.log)")
+        let other = try await RecordingWatcher(on: alone.bus)
+        #expect(await eventually { other.service != nil }, "\(alone.log)")
+        let otherService = try #require(other.service)
+        try await other.click(setUp.0, of: otherService)
+        #expect(await eventually {
+            (try? alone.dunst.closeAllAndReadHistory())?.contains { $0.body.contains("run ccrelay setup --edit") } == true
+        }, "\(alone.log)")
+        rig.daemon.stop()
+        alone.daemon.stop()
+    }
+
     @Test func withoutAWatcherNothingBreaksAndQuitStopsTheDaemon() async throws {
         let rig = try await DaemonRig()
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
@@ -92,7 +136,7 @@ import Testing
             .appendingPathComponent("resources/icons/hicolor/scalable/status").path
         for state in ["online", "failing", "logged-out", "offline", "no-network", "sleeping", "logging-in", "unconfigured"] {
             let name = TrayModel.look(
-                TrayFacts(state: state, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []), localize: { $0 }).iconName
+                TrayFacts(state: state, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []), localize: .english).iconName
             #expect(FileManager.default.fileExists(atPath: "\(icons)/\(name).svg"), "\(state): \(name)")
         }
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// The alert table of docs/design.md, and the translations of every alert text.
 @Suite struct AlertCatalogueTests {
-    static func english(_ text: String) -> String { text }
+    static let english = Localizer.english
 
     @Test func everyKindHasTheCategoryUrgencyAndBadgeOfTheDesign() {
         let expected: [AlertKind: (String, Urgency, Int)] = [
@@ -46,6 +46,10 @@ import Testing
     @Test func numbersAreFilledIntoTheText() {
         let failing = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: 17), localize: Self.english)
         #expect(failing.body.contains(" 17 seconds"))
+        let oneSecond = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: 1), localize: Self.english)
+        #expect(oneSecond.body.contains(" 1 second unless"), "one second, not one seconds")
+        let oneDay = AlertCatalogue.alert(for: .credentials(.certificateExpiring(days: 1)), localize: Self.english)
+        #expect(oneDay.body.contains("in 1 day."))
         let negative = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: -3), localize: Self.english)
         #expect(negative.body.contains(" 0 seconds"))
         let expiring = AlertCatalogue.alert(for: .credentials(.certificateExpiring(days: 5)), localize: Self.english)
@@ -56,7 +60,7 @@ import Testing
     static func allMessageIDs() -> Set<String> {
         let recorder = MessageRecorder()
         let subjects = AlertCatalogue.examples + AlertCatalogue.allCredentialProblems.map { .credentials($0) }
-        for subject in subjects { _ = AlertCatalogue.alert(for: subject, localize: recorder.record) }
+        for subject in subjects { _ = AlertCatalogue.alert(for: subject, localize: recorder.localizer) }
         return recorder.ids
     }
 
@@ -81,7 +85,7 @@ import Testing
         ]
         for subject in AlertCatalogue.examples {
             guard let phrase = required[subject.kind] else { continue }
-            let alert = AlertCatalogue.alert(for: subject) { catalogue.translations[$0] ?? $0 }
+            let alert = AlertCatalogue.alert(for: subject, localize: catalogue.localizer)
             #expect((alert.title + alert.body).contains(phrase), "\(subject.kind) must say \(phrase)")
         }
     }
@@ -95,11 +99,28 @@ final class MessageRecorder: @unchecked Sendable {
         ids.insert(id)
         return id
     }
+
+    /// Records a counted sentence by its first (singular) form, the msgid of its catalogue entry.
+    var localizer: Localizer {
+        Localizer(text: { self.record($0) }, plural: { one, other, count in
+            _ = self.record(one)
+            return count == 1 ? one : other
+        })
+    }
 }
 
 /// The msgid → msgstr pairs of one of the project's .po files.
-struct POFile {
+struct POFile: Sendable {
+    /// msgid → msgstr; for a counted sentence, its singular msgid → msgstr[0] (Chinese has one form).
     var translations: [String: String] = [:]
+
+    /// The catalogue's texts, the English ones where it has none.
+    var localizer: Localizer {
+        let translations = translations
+        return Localizer(text: { translations[$0] ?? $0 }, plural: { one, other, count in
+            translations[one] ?? (count == 1 ? one : other)
+        })
+    }
 
     init(language: String) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -119,9 +140,13 @@ struct POFile {
                 flush()
                 current.id = unquote(line)
                 current.field = "id"
-            } else if line.hasPrefix("msgstr ") {
+            } else if line.hasPrefix("msgid_plural ") {
+                current.field = nil
+            } else if line.hasPrefix("msgstr ") || line.hasPrefix("msgstr[0] ") {
                 current.str = unquote(line)
                 current.field = "str"
+            } else if line.hasPrefix("msgstr[") {
+                current.field = nil
             } else if line.hasPrefix("\"") {
                 if current.field == "id" { current.id += unquote(line) } else if current.field == "str" { current.str += unquote(line) }
             }

@@ -43,7 +43,7 @@ import Testing
     @Test func everyReasonHasItsOwnText() {
         let subjects: [AlertSubject] = LocationDenial.allCases.map { .locationDenied($0) } + LocationOff.allCases.map { .locationOff($0) }
             + LocationTooCoarse.allCases.map { .locationTooCoarse($0) }
-        let bodies = subjects.map { AlertCatalogue.alert(for: $0, localize: { $0 }).body }
+        let bodies = subjects.map { AlertCatalogue.alert(for: $0, localize: .english).body }
         #expect(Set(bodies).count == subjects.count)
         #expect(bodies[1].contains("/etc/geoclue/geoclue.conf") && bodies[1].contains("[io.github.ccrelay.CCRelay]"))
     }

@@ -99,7 +99,7 @@ import Testing
 
     @Test func ntfyGetsJSONPublishingToTheServerRootWithUrgentPriorityAndTags() throws {
         let target = try RelayTarget(service: .ntfy, url: "https://ntfy.campus.example/sub/ccrelay-20231234")
-        let request = RelayMessage.request(alert(), to: target, raisedAt: "02:13", localize: { $0 })
+        let request = RelayMessage.request(alert(), to: target, raisedAt: "02:13", localize: .english)
         #expect(request.url == "https://ntfy.campus.example/sub/")
         #expect(request.headers.contains("Idempotency-Key: 0123456789abcdef0123456789abcdef"))
         let body = try json(request.body)
@@ -108,15 +108,15 @@ import Testing
         #expect(body["message"] as? String == "登录已被注销，请重新登录\n你已被管理员下线")
         #expect(body["priority"] as? Int == 5)
         #expect(body["tags"] as? [String] == ["rotating_light", "ccrelay", "dorm-pc"])
-        let normal = RelayMessage.request(alert(.keepAliveFailing, urgency: .normal), to: target, raisedAt: "", localize: { $0 })
+        let normal = RelayMessage.request(alert(.keepAliveFailing, urgency: .normal), to: target, raisedAt: "", localize: .english)
         #expect(try json(normal.body)["priority"] as? Int == 3)
-        let low = RelayMessage.request(alert(.backOnline, urgency: .low), to: target, raisedAt: "", localize: { $0 })
+        let low = RelayMessage.request(alert(.backOnline, urgency: .low), to: target, raisedAt: "", localize: .english)
         #expect(try json(low.body)["priority"] as? Int == 2)
     }
 
     @Test func gotifyGetsTitleMessageAndPriorityEightForCritical() throws {
         let target = try RelayTarget(service: .gotify, url: "https://gotify.campus.example/message?token=AbC")
-        let request = RelayMessage.request(alert(), to: target, raisedAt: "", localize: { $0 })
+        let request = RelayMessage.request(alert(), to: target, raisedAt: "", localize: .english)
         #expect(request.url == "https://gotify.campus.example/message?token=AbC")
         let body = try json(request.body)
         #expect(body["title"] as? String == "Logged out \"now\"")
@@ -126,7 +126,7 @@ import Testing
 
     @Test func aWebhookGetsTheAlertAsJSON() throws {
         let target = try RelayTarget(service: .webhook, url: "https://hooks.campus.example/ccrelay")
-        let body = try json(RelayMessage.request(alert(late: true), to: target, raisedAt: "", localize: { $0 }).body)
+        let body = try json(RelayMessage.request(alert(late: true), to: target, raisedAt: "", localize: .english).body)
         #expect(body["id"] as? String == "0123456789abcdef0123456789abcdef")
         #expect(body["kind"] as? String == "logged-out")
         #expect(body["urgency"] as? String == "critical")
@@ -138,9 +138,9 @@ import Testing
 
     @Test func aLateAlertSaysWhenItWasRaised() throws {
         let target = try RelayTarget(service: .ntfy, url: "https://ntfy.campus.example/t")
-        let late = RelayMessage.request(alert(late: true), to: target, raisedAt: "2026-12-01 02:13", localize: { $0 })
+        let late = RelayMessage.request(alert(late: true), to: target, raisedAt: "2026-12-01 02:13", localize: .english)
         #expect(try json(late.body)["message"] as? String == "登录已被注销，请重新登录\n你已被管理员下线\n\nDelayed: raised at 2026-12-01 02:13 on dorm-pc.")
-        let onTime = RelayMessage.request(alert(late: false), to: target, raisedAt: "2026-12-01 02:13", localize: { $0 })
+        let onTime = RelayMessage.request(alert(late: false), to: target, raisedAt: "2026-12-01 02:13", localize: .english)
         #expect(try json(onTime.body)["message"] as? String == "登录已被注销，请重新登录\n你已被管理员下线")
     }
 
@@ -150,7 +150,7 @@ import Testing
         hostile.body = String(repeating: "\r\n\t", count: 3)
         for service in RelayTarget.Service.allCases {
             let url = service == .gotify ? "https://g.example/message?token=t" : "https://n.example/topic"
-            let request = RelayMessage.request(hostile, to: try RelayTarget(service: service, url: url), raisedAt: "", localize: { $0 })
+            let request = RelayMessage.request(hostile, to: try RelayTarget(service: service, url: url), raisedAt: "", localize: .english)
             let body = try json(request.body)
             #expect((body["title"] as? String) == hostile.title, "\(service)")
         }

@@ -15,32 +15,33 @@ import Testing
             ("no-network", "no-network", "Active"), ("unconfigured", "setup", "Active"),
         ]
         for (state, icon, status) in expected {
-            let look = TrayModel.look(facts(state), localize: { $0 })
+            let look = TrayModel.look(facts(state), localize: .english)
             #expect(look.iconName == "io.github.ccrelay.CCRelay-" + icon, "\(state)")
             #expect(look.status == status, "\(state)")
         }
     }
 
     @Test func anUnreadCriticalAlertNeedsAttentionInAnyState() {
-        #expect(TrayModel.look(facts("online", unread: 1, urgent: true), localize: { $0 }).status == "NeedsAttention")
-        #expect(TrayModel.look(facts("logged-out", unread: 2, urgent: true), localize: { $0 }).status == "NeedsAttention")
+        #expect(TrayModel.look(facts("online", unread: 1, urgent: true), localize: .english).status == "NeedsAttention")
+        #expect(TrayModel.look(facts("logged-out", unread: 2, urgent: true), localize: .english).status == "NeedsAttention")
         // Never Passive (issue 21): XFCE's systray hid the icon, and Log out, Clear badge and Quit with it.
-        #expect(TrayModel.look(facts("online", unread: 3, urgent: false), localize: { $0 }).status == "Active")
-        #expect(TrayModel.look(facts("online"), localize: { $0 }).status == "Active")
+        #expect(TrayModel.look(facts("online", unread: 3, urgent: false), localize: .english).status == "Active")
+        #expect(TrayModel.look(facts("online"), localize: .english).status == "Active")
     }
 
     @Test func theTooltipSaysTheStateTheTimeLeftTheProblemAndTheUnreadCount() {
-        let online = TrayModel.look(facts("online", unread: 2), localize: { $0 })
+        let online = TrayModel.look(facts("online", unread: 2), localize: .english)
         // LXQt shows the title alone (issue 21): the state is in it.
         #expect(online.tooltipTitle == "CC Relay — Online (10.1.2.3)")
         #expect(online.tooltipBody == "Online (10.1.2.3)\n2 min 05 s left before the server logs this computer out\n2 unread alerts")
-        let out = TrayModel.look(facts("logged-out", problem: "The server refused the certificate."), localize: { $0 })
+        #expect(TrayModel.look(facts("online", unread: 1), localize: .english).tooltipBody.hasSuffix("\n1 unread alert"), "one alert, not one alerts")
+        let out = TrayModel.look(facts("logged-out", problem: "The server refused the certificate."), localize: .english)
         #expect(out.tooltipBody == "Logged out\nThe server refused the certificate.")
     }
 
     @Test func theMenuHasTheStateLoginOrLogoutClearBadgeTheNewestAlertsSetUpAndQuit() {
         let recent = (1...7).map { TrayFacts.RecentAlert(id: Int64(100 - $0), title: "alert_\($0)", unread: $0 <= 2) }
-        let menu = TrayModel.menu(facts("online", unread: 2, recent: recent), localize: { $0 })
+        let menu = TrayModel.menu(facts("online", unread: 2, recent: recent), localize: .english)
         let labels = menu.filter { !$0.isSeparator }.map(\.label)
         #expect(labels == ["Online (10.1.2.3)", "Log out", "Clear badge (2)", "● alert__1", "● alert__2", "    alert__3",
                            "    alert__4", "    alert__5", "Set up…", "Quit CC Relay"])
@@ -48,10 +49,10 @@ import Testing
         #expect(menu.first { $0.label == "● alert__1" }?.action == .acknowledge(99))
         #expect(menu.first { $0.label == "    alert__3" }?.enabled == false, "an acknowledged alert has nothing to do")
         #expect(Set(menu.map(\.id)).count == menu.count, "ids are unique")
-        let out = TrayModel.menu(facts("logged-out"), localize: { $0 })
+        let out = TrayModel.menu(facts("logged-out"), localize: .english)
         #expect(out.first { $0.id == 3 }?.label == "Log in" && out.first { $0.id == 3 }?.action == .login)
         #expect(out.first { $0.id == 4 }?.enabled == false, "nothing to clear")
-        let unconfigured = TrayModel.menu(facts("unconfigured"), localize: { $0 })
+        let unconfigured = TrayModel.menu(facts("unconfigured"), localize: .english)
         #expect(unconfigured.first { $0.id == 3 }?.enabled == false, "no login without a configuration")
         #expect(unconfigured.contains { $0.action == .setUp && $0.enabled })
     }
