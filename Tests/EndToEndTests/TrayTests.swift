@@ -88,7 +88,10 @@ import Testing
             printf '%s\\n' "$@" > "\(folder)/arguments"
             [ "$1" = -e ] && shift
             exec "$@" > "\(folder)/output" 2>&1 < /dev/null
-            """.write(toFile: folder + "/x-terminal-emulator", atomically: true, encoding: .utf8)
+            """.write(toFile: folder + "/terminal.sh", atomically: true, encoding: .utf8)
+        // Made executable by cp, in a process of its own: a file this process opened for writing could be
+        // inherited by a child another test spawns meanwhile, and exec would then fail (ETXTBSY).
+        #expect(try run("/bin/cp", [folder + "/terminal.sh", folder + "/x-terminal-emulator"]).status == 0)
         chmod(folder + "/x-terminal-emulator", 0o755)
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         // No user manager to enable a unit in: setup says so and goes on.
@@ -100,7 +103,9 @@ import Testing
         let setUp = try #require(try await watcher.menu(of: service).entries.first { $0.1 == "Set up…" })
         try await watcher.click(setUp.0, of: service)
         func output() -> String { (try? String(contentsOfFile: folder + "/output", encoding: .utf8)) ?? "" }
-        #expect(await eventually(timeout: .seconds(30)) { output().contains("Press Enter to close this window.") }, "\(output())\n\(rig.log)")
+        let ran = { (try? String(contentsOfFile: folder + "/arguments", encoding: .utf8)) ?? "(the terminal did not run)" }
+        #expect(await eventually(timeout: .seconds(30)) { output().contains("Press Enter to close this window.") },
+                "\(ran())\n\(output())\n\(rig.log)")
         #expect(output().contains("Wrote \(rig.configPath)."), "the current answers tried and written again: \(output())")
         #expect(!output().contains("exists"), "\(output())")
 
