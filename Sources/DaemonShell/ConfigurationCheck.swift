@@ -29,7 +29,7 @@ public enum ConfigurationCheck {
             }
         } catch {
             let line = error.key.flatMap { configuration.lines[$0] } ?? 0
-            result.errors.append(ConfigurationIssue(file: path, line: line, message: error.message))
+            result.errors.append(ConfigurationIssue(file: path, line: line, message: error.message, key: error.key))
             result.configuration = nil
         }
         return result

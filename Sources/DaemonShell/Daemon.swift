@@ -53,6 +53,9 @@ public final class Daemon {
     var lastProblem: ProblemReport?
     /// Malformed notices are logged once per run, not with every reply.
     private var droppedNoticesLogged = false
+    /// When this run started (wall clock): the first login after it proves credentials alerts of earlier runs over.
+    private let startedAt = AlertStore.now
+    private var loggedInThisRun = false
     private let device: String
     let version: String
     /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
@@ -144,6 +147,10 @@ public final class Daemon {
         systemWatch?.start()
         startPeriodicWork()
         watchFiles()
+        // Bubbles earlier runs left for unread alerts are this run's to replace or close; the
+        // waiting daemon's "cannot use its configuration" is over: the configuration is usable now.
+        for (kind, id) in journalKeeper.bubblesOfEarlierRuns() { desktop.adopt(kind, shownAs: id) }
+        readAndClose(.notSetUp)
         refreshBadge(announce: true)
         forwarder?.onRefusal = { [weak self] subject in
             guard let self else { return }
@@ -249,6 +256,19 @@ public final class Daemon {
         let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled() }
         fileSettle = settle
         settle.arm(after: .seconds(1))
+    }
+
+    /// Marks the unread alerts of `kind` (raised before `postedBefore`) read and
+    /// closes their bubble: what they said is over.
+    private func readAndClose(_ kind: AlertKind, postedBefore: Double = .infinity) {
+        guard let store else { return }
+        do {
+            guard try store.acknowledge(kind: kind, postedBefore: postedBefore) > 0 else { return }
+            desktop.close(kind)
+            refreshBadge()
+        } catch {
+            journalKeeper.failed(error, doing: "mark the \(kind.rawValue) alerts read")
+        }
     }
 
     /// The package manager replaced this program (dpkg writes the new file
@@ -423,6 +443,12 @@ public final class Daemon {
             // The campus session is back: what waited (a logout alert to an
             // internet target) goes out now.
             if state == .online { forwarder?.flush() }
+            // A login worked: the certificate, key and password a credentials alert of an earlier run
+            // blamed work now (this run's own expiry warning stays).
+            if state == .online, !loggedInThisRun {
+                loggedInThisRun = true
+                readAndClose(.credentials, postedBefore: startedAt)
+            }
         case .readyToSleep: systemWatch?.releaseSleepLock()
         }
     }

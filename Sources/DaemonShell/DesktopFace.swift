@@ -28,6 +28,8 @@ protocol DesktopFace: AnyObject {
     func announceBadge(_ badge: BadgeState)
     func post(_ alert: Alert)
     func close(_ kind: AlertKind)
+    /// The bubble an earlier run showed for `kind` (call after `start`): this run replaces or closes it.
+    func adopt(_ kind: AlertKind, shownAs id: UInt32)
     /// The campus password of `user` from the keyring (nil when it has none).
     func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void)
 }
@@ -104,6 +106,8 @@ final class SessionBusFace: DesktopFace {
     func post(_ alert: Alert) { notifier.post(alert) }
 
     func close(_ kind: AlertKind) { notifier.close(kind) }
+
+    func adopt(_ kind: AlertKind, shownAs id: UInt32) { notifier.adopt(kind, shownAs: id) }
 
     func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
         SecretService(connection: bus).password(user: user, completion: completion)

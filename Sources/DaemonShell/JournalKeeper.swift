@@ -51,6 +51,17 @@ final class JournalKeeper {
         }
     }
 
+    /// The bubbles earlier runs showed for alerts still unread, as their
+    /// journaled ids (the newest alert of each kind): this run replaces or closes them.
+    func bubblesOfEarlierRuns() -> [(kind: AlertKind, id: UInt32)] {
+        guard let store = usable(), let entries = try? store.alerts(limit: 500) else { return [] }
+        var seen: Set<AlertKind> = []
+        return entries.compactMap { entry in
+            guard seen.insert(entry.kind).inserted, !entry.acknowledged, let id = entry.notificationID else { return nil }
+            return (entry.kind, id)
+        }
+    }
+
     /// Whether alerts wait in memory for the store.
     var hasUnjournaled: Bool { !unjournaled.isEmpty }
 

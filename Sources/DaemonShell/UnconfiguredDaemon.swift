@@ -9,22 +9,32 @@ import Glibc
 /// The daemon while there is no usable configuration — not a crash: it stays
 /// up, owns its name, reports the state `unconfigured` with the problems
 /// (file:line) as `last_error`, serves the journal and the badge, and watches
-/// the configuration file; the moment it is valid the daemon restarts with it
-/// (the same process, exec'd anew). systemd never restart-loops for a
-/// configuration problem.
+/// the configuration file and the certificate files it names; the moment
+/// they are usable the daemon restarts with them (the same process, exec'd
+/// anew). systemd never restart-loops for a configuration problem.
+///
+/// A file that exists but cannot be used is said once per distinct problem
+/// in a critical bubble (journaled, on the badge): the certificate or key it
+/// names → `credentials`, anything else → `not-set-up`, naming file:line and
+/// the fix; replaced when the problem changes. The configured daemon closes
+/// it (the not-set-up one when it starts, the credentials one at its first
+/// login). No file at all (a fresh install) is said once, at the first login.
 public final class UnconfiguredDaemon: ControlTarget {
     private let loop: any EventScheduler
     let configurationPath: String
-    private var problems: [String]
+    private var problems: [ConfigurationIssue]
+    /// The problem the bubble says now (one at a time).
+    private var shownProblem: AlertSubject?
     private let version: String
     private let log: (String) -> Void
     private let desktop: any DesktopFace
     private let journalKeeper: JournalKeeper
     private var fileWatch: FileWatch?
+    private var watchedFiles: [String] = []
     private var watchdog: (any LoopTimer)?
 
     /// Connects to the session bus (failing when there is none).
-    public init(configurationPath: String, problems: [String], version: String, loop: any EventScheduler,
+    public init(configurationPath: String, problems: [ConfigurationIssue], version: String, loop: any EventScheduler,
                 log: @escaping (String) -> Void) throws {
         self.loop = loop
         self.configurationPath = configurationPath
@@ -34,11 +44,22 @@ public final class UnconfiguredDaemon: ControlTarget {
         desktop = try SessionBusFace(loop: loop, log: log)
         journalKeeper = JournalKeeper(path: AlertStore.defaultPath(), log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         desktop.onAlertEvent = { [weak self, log] event in
-            guard let self, case .actionInvoked(_, let key, _) = event else { return }
-            switch key {
-            case AlertAction.clearBadgeKey: _ = try? self.clearBadge()
-            case AlertAction.setUpKey: self.openSetup(log: log)
-            default: break
+            guard let self else { return }
+            switch event {
+            case .delivered(let kind, let id) where id != 0:
+                try? self.journalKeeper.usable()?.setNotificationID(id, forNewest: kind)
+            case .actionInvoked(let kind, let key, _):
+                if kind != .status { self.acknowledge(kind) }
+                switch key {
+                case AlertAction.clearBadgeKey: _ = try? self.clearBadge()
+                case AlertAction.setUpKey: self.openSetup(log: log)
+                case AlertAction.defaultKey where kind != .status: self.showStatus()
+                default: break
+                }
+            case .closed(let kind, .dismissed):
+                self.acknowledge(kind)
+            default:
+                break
             }
         }
         // No session to wait in: a daemon outside systemd ends with its session bus.
@@ -58,7 +79,9 @@ public final class UnconfiguredDaemon: ControlTarget {
             self.keepTheWatchdogFed()
             SystemdNotify.send("READY=1\nSTATUS=unconfigured")
             self.log("not set up: waiting for a usable \(self.configurationPath)")
+            for (kind, id) in self.journalKeeper.bubblesOfEarlierRuns() { self.desktop.adopt(kind, shownAs: id) }
             self.offerSetUpOnce()
+            self.alertTheProblem()
             done(nil)
         }
     }
@@ -69,8 +92,11 @@ public final class UnconfiguredDaemon: ControlTarget {
         // The folder is watched (an editor replaces the file): make it if it is not there yet.
         let folder = String(configurationPath[..<(configurationPath.lastIndex(of: "/") ?? configurationPath.startIndex)])
         if !folder.isEmpty { mkdir(folder, 0o700) }
+        watchedFiles = [configurationPath] + credentialFiles()
         do {
-            fileWatch = try FileWatch(paths: [configurationPath], loop: loop) { [weak self] _ in self?.configurationChanged() }
+            fileWatch = try FileWatch(paths: watchedFiles, loop: loop) { [weak self] _ in
+                self?.configurationChanged()
+            }
         } catch {
             log("\(error); once \(configurationPath) is fixed: systemctl --user restart ccrelay")
         }
@@ -105,11 +131,46 @@ public final class UnconfiguredDaemon: ControlTarget {
         timer.arm(after: period)
     }
 
+    /// The certificate, key and CA files the configuration names, when it can be read that far:
+    /// fixing one of them is what makes it usable.
+    private func credentialFiles() -> [String] {
+        guard let configuration = ConfigurationFile.load(configurationPath).configuration else { return [] }
+        return [configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
+    }
+
+    /// One critical bubble for what stands in the way, when a file is there
+    /// to be fixed; said again only when the problem changes, and journaled
+    /// only when the journal does not have it unread already (a start at
+    /// the next login shows it again, without a second entry).
+    private func alertTheProblem() {
+        guard access(configurationPath, F_OK) == 0, !problems.isEmpty else { return }
+        let credentials = problems.filter(\.isAboutCredentialFiles)
+        let subject: AlertSubject =
+            credentials.isEmpty
+            ? .configurationUnusable(problems: problems.map(\.description))
+            : .credentials(.configuredFilesUnusable(detail: credentials.map(\.description).joined(separator: "; ")))
+        guard subject != shownProblem else { return }
+        if let shown = shownProblem, shown.kind != subject.kind { acknowledge(shown.kind) }
+        shownProblem = subject
+        let alert = AlertCatalogue.alert(for: subject, localize: Localization.localizer)
+        let unread = (try? journalKeeper.usable()?.alerts(limit: 20, kind: alert.kind)) ?? []
+        if !unread.contains(where: { !$0.acknowledged && $0.body == alert.body }) {
+            _ = journalKeeper.record([(alert, nil)], forwardTo: { _ in [] })
+        }
+        desktop.post(alert)
+        desktop.announceBadge(badge)
+        desktop.announce(["Badge"])
+    }
+
     private func configurationChanged() {
+        // The file may name other certificate files now: those are the ones to watch, from
+        // before the check below (a change after it is then seen by the new watch).
+        if [configurationPath] + credentialFiles() != watchedFiles { watchConfiguration() }
         let loaded = ConfigurationCheck.load(configurationPath, log: log)
         guard loaded.configuration != nil else {
-            problems = loaded.errors.map(\.description)
+            problems = loaded.errors
             desktop.announce(["State"])
+            alertTheProblem()
             return
         }
         log("\(configurationPath) is usable now; starting with it")
@@ -123,7 +184,7 @@ public final class UnconfiguredDaemon: ControlTarget {
         // What to do first, then what is wrong: a new user needs the command, not the file's grammar.
         let sentence = "Not set up: run ccrelay setup (it asks for the server and your certificate and tries a login). "
             + "Or write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; ccrelay.conf in ccrelay(1)); "
-            + "the daemon starts the moment it is usable. " + problems.joined(separator: "; ")
+            + "the daemon starts the moment it is usable. " + problems.map(\.description).joined(separator: "; ")
         return DaemonStatus(
             state: Self.state, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: nil, ip: "", server: "",
             lastError: sentence, lastErrorCode: Self.state, nextAttempt: nil, interval: 0, timeout: 0, location: "off",
@@ -153,6 +214,20 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func acknowledge(alert id: Int64) {
         _ = try? journalKeeper.usable()?.acknowledge(id: id)
+        closeWhatIsRead()
+    }
+
+    /// A bubble clicked or dismissed: its kind's alerts are read.
+    private func acknowledge(_ kind: AlertKind) {
+        _ = try? journalKeeper.usable()?.acknowledge(kind: kind)
+        closeWhatIsRead()
+    }
+
+    /// Closes the bubble of every kind with nothing unread, and shows the new badge.
+    private func closeWhatIsRead() {
+        if let unread = try? journalKeeper.usable()?.unreadKinds() {
+            for kind in AlertKind.allCases where kind.badgeIncrement > 0 && !unread.contains(kind) { desktop.close(kind) }
+        }
         desktop.announceBadge(badge)
         desktop.announce(["Badge"])
     }

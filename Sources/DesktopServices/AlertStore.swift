@@ -243,10 +243,10 @@ public final class AlertStore {
     /// Acknowledges every unread alert of `kind` (its bubble was clicked or
     /// dismissed: one bubble per kind); returns how many.
     @discardableResult
-    public func acknowledge(kind: AlertKind, at time: Double = AlertStore.now) throws(RelayError) -> Int {
+    public func acknowledge(kind: AlertKind, postedBefore: Double = .infinity, at time: Double = AlertStore.now) throws(RelayError) -> Int {
         try database.run(
-            "UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0 AND kind = ?",
-            [.real(time), .text(kind.rawValue)])
+            "UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0 AND kind = ? AND posted_at < ?",
+            [.real(time), .text(kind.rawValue), .real(postedBefore.isFinite ? postedBefore : Double.greatestFiniteMagnitude)])
         return database.changes
     }
 

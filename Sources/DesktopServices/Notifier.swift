@@ -76,6 +76,8 @@ public final class Notifier: @unchecked Sendable {
         case sending(previousID: UInt32, next: Alert?, closeWhenShown: Bool)
     }
     private var slots: [AlertKind: Slot] = [:]
+    /// Bubbles an earlier run showed, adopted before the first server was known.
+    private var inherited: [AlertKind: UInt32] = [:]
     private var owners: [UInt32: AlertKind] = [:]
     private var activationTokens: [UInt32: String] = [:]
     private var waiting: [AlertKind: Alert] = [:]
@@ -159,10 +161,29 @@ public final class Notifier: @unchecked Sendable {
         }
     }
 
+    /// Takes over the bubble `id` that an earlier run of the daemon showed
+    /// for `kind` (its journal kept the id): a new alert of the kind replaces
+    /// it and closing the kind closes it, as if this run had shown it.
+    /// Before the first server is known the ids wait for it: they are its
+    /// ids only if a server is there when this run starts.
+    public func adopt(_ kind: AlertKind, shownAs id: UInt32) {
+        connection.loop.preconditionIsCurrent()
+        guard id != 0, slots[kind] == nil, waiting[kind] == nil else { return }
+        if ownerKnown { slots[kind] = .shown(id: id) } else { inherited[kind] = id }
+    }
+
+
     /// Closes the bubble of `kind`, if one is shown or on its way.
     public func close(_ kind: AlertKind) {
         connection.loop.preconditionIsCurrent()
         if waiting.removeValue(forKey: kind) != nil { waitingOrder.removeAll { $0 == kind } }
+        if let id = inherited.removeValue(forKey: kind) {
+            // An earlier run's bubble, closed before this run knows the server: it is that server's.
+            let call = Message.methodCall(
+                destination: Self.busName, path: Self.path, interface: Self.interface, member: "CloseNotification",
+                body: [.uint32(id)])
+            return connection.call(call, timeout: .seconds(5)) { _ in }
+        }
         switch slots[kind] {
         case .sending(let previousID, _, _):
             slots[kind] = .sending(previousID: previousID, next: nil, closeWhenShown: true)
@@ -218,6 +239,10 @@ public final class Notifier: @unchecked Sendable {
 
     private func ownerChanged(to newOwner: String?) {
         forgetServer()
+        if !ownerKnown, newOwner != nil {
+            for (kind, id) in inherited where waiting[kind] == nil { slots[kind] = .shown(id: id) }
+        }
+        inherited = [:]
         owner = newOwner
         ownerKnown = true
         onEvent?(.serverChanged(nil))

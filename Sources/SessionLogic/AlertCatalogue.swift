@@ -15,6 +15,8 @@ public enum AlertSubject: Sendable, Hashable {
     case backOnline
     /// A relay target refused a forwarded alert: `target` without secrets, `answer` what it said.
     case relayRefused(target: String, answer: String)
+    /// The configuration file exists but cannot be used: `problems`, each `file:line: message`.
+    case configurationUnusable(problems: [String])
     /// What the daemon is doing, shown when CC Relay is launched.
     case status(StatusSummary)
 
@@ -31,6 +33,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .notice: .notice
         case .backOnline: .backOnline
         case .relayRefused: .relayRefused
+        case .configurationUnusable: .notSetUp
         case .status: .status
         }
     }
@@ -72,6 +75,10 @@ public enum CredentialProblem: Sendable, Hashable {
     /// The certificate, key or CA file cannot be used; `detail` names the
     /// file and the fix (English, from the file check).
     case unusableFiles(detail: String)
+    /// The certificate or key the configuration names cannot be used, found
+    /// before any login (`detail`: file:line and the fix): the daemon waits
+    /// for the files and starts the moment they are usable.
+    case configuredFilesUnusable(detail: String)
 
     /// Announces trouble ahead while logging in still works.
     public var isWarning: Bool { if case .certificateExpiring = self { true } else { false } }
@@ -162,6 +169,14 @@ public enum AlertCatalogue {
                     localize("%s refuses the alerts ccrelay forwards (%s). Check its URL and token in [relay] in ccrelay.conf, then run: ccrelay relay test"),
                     target, answer),
                 urgency: .normal, actions: [openAction])
+        case .configurationUnusable(let problems):
+            return Alert(
+                kind: .notSetUp, title: localize("CC Relay cannot use its configuration"),
+                body: fill(
+                    localize("%s\nFix it in the file, or run ccrelay setup --edit; ccrelay starts the moment the file is usable."),
+                    problems.prefix(3).joined(separator: "\n")),
+                urgency: .critical,
+                actions: [openAction, AlertAction(key: AlertAction.setUpKey, label: localize("Set up…"))])
         case .status(let summary):
             return statusAlert(summary, localize: localize)
         case .backOnline:
@@ -193,6 +208,8 @@ public enum AlertCatalogue {
             localize("The campus server refused your student certificate during the secure connection. Check [auth] certificate and key in ccrelay.conf, or get a new certificate from campus IT.")
         case .unusableFiles(let detail):
             fill(localize("ccrelay cannot use your certificate files: %s. Fix it, then run: ccrelay login"), detail)
+        case .configuredFilesUnusable(let detail):
+            fill(localize("ccrelay cannot use the certificate files its configuration names: %s. Fix them, or run ccrelay setup --edit; ccrelay logs in the moment they are usable."), detail)
         case .badPassword:
             localize("The server refused your user name or password. Save the right password with: ccrelay login --save-password")
         case .accountDisabled:
@@ -288,12 +305,13 @@ public enum AlertCatalogue {
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
         .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
+        .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
         .status(StatusSummary(state: "online", ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
     ]
 
     /// Every credential problem, for checking that every text has a translation.
     public static let allCredentialProblems: [CredentialProblem] = [
         .certificateRejected, .certificateExpired, .certificateExpiring(days: 3), .badPassword, .accountDisabled,
-        .quotaExhausted, .onlineElsewhere, .unusableFiles(detail: "example"),
+        .quotaExhausted, .onlineElsewhere, .unusableFiles(detail: "example"), .configuredFilesUnusable(detail: "example"),
     ] + HandshakeRefusal.allCases.map { .refusedInHandshake($0) }
 }

@@ -13,6 +13,8 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case backOnline = "back-online"
     /// A `[relay]` target refuses the forwarded alerts (a wrong URL or token).
     case relayRefused = "relay-refused"
+    /// A configuration file exists but cannot be used (it names file:line and the fix).
+    case notSetUp = "not-set-up"
     /// The status bubble shown when CC Relay is launched: not an alert, never journaled.
     case status = "status"
 
@@ -22,7 +24,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
         case .loggedOut: "network.disconnected"
         case .keepAliveFailing: "network.error"
         case .locationDenied, .locationOff, .locationTooCoarse: "x-ccrelay.location"
-        case .credentials: "x-ccrelay.auth"
+        case .credentials, .notSetUp: "x-ccrelay.auth"
         case .serverUntrusted: "x-ccrelay.trust"
         case .notice: "x-ccrelay.notice"
         case .backOnline: "network.connected"

@@ -51,11 +51,17 @@ public struct ConfigurationIssue: Sendable, Hashable, CustomStringConvertible {
     /// 1-based; 0 when the problem is the file as a whole.
     public var line: Int
     public var message: String
-    public init(file: String, line: Int, message: String) {
+    /// The key at fault (`group.key`, such as `auth.key`), when one is.
+    public var key: String?
+    public init(file: String, line: Int, message: String, key: String? = nil) {
         self.file = file
         self.line = line
         self.message = message
+        self.key = key
     }
+
+    /// Whether the problem is with the certificate or key file it names (the `credentials` alert's).
+    public var isAboutCredentialFiles: Bool { key == "auth.certificate" || key == "auth.key" }
     public var description: String { line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)" }
 }
 

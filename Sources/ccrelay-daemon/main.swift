@@ -146,7 +146,7 @@ func runDaemon(_ arguments: [String]) -> Never {
     let loaded = ConfigurationCheck.load(path, log: log)
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
-    guard let configuration = loaded.configuration else { waitForConfiguration(path, problems: loaded.errors.map(\.description)) }
+    guard let configuration = loaded.configuration else { waitForConfiguration(path, problems: loaded.errors) }
 
     // Until the loop runs, SIGTERM and SIGINT keep their default action and
     // end the process at once (connecting to a bus that does not answer can
@@ -181,7 +181,7 @@ func runDaemon(_ arguments: [String]) -> Never {
 StopSignals.unblock()
 /// No usable configuration: the daemon stays up as `unconfigured` (on the
 /// session bus, when there is one) until the file becomes usable.
-func waitForConfiguration(_ path: String, problems: [String]) -> Never {
+func waitForConfiguration(_ path: String, problems: [ConfigurationIssue]) -> Never {
     let loop: EventLoop
     let daemon: UnconfiguredDaemon
     let stopSignals: StopSignals

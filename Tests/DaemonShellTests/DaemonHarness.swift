@@ -213,6 +213,8 @@ final class RecordingDesktop: DesktopFace {
     func announceBadge(_ badge: BadgeState) { badges.append(badge) }
     func post(_ alert: Alert) { posted.append(alert) }
     func close(_ kind: AlertKind) { closed.append(kind) }
+    private(set) var adopted: [AlertKind: UInt32] = [:]
+    func adopt(_ kind: AlertKind, shownAs id: UInt32) { adopted[kind] = id }
 
     func password(user: String, completion: @escaping (Result<String?, DBusError>) -> Void) {
         completion(.success(passwords[user]))

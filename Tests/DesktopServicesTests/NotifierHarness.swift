@@ -32,6 +32,11 @@ final class NotifierHarness: Sendable {
         try await connection.perform { notifier.post(alert) }
     }
 
+    func adopt(_ kind: AlertKind, shownAs id: UInt32) async throws {
+        let notifier = self.notifier
+        try await connection.perform { notifier.adopt(kind, shownAs: id) }
+    }
+
     func close(_ kind: AlertKind) async throws {
         let notifier = self.notifier
         try await connection.perform { notifier.close(kind) }

@@ -61,6 +61,30 @@ import Testing
         #expect(harness.deliveredIDs(.keepAliveFailing)[0] != harness.deliveredIDs(.locationOff)[0])
     }
 
+    /// issue 23: the next run of the daemon (a new notifier) takes over the bubbles the last
+    /// one left on screen, by the ids the journal kept: a new alert of the kind replaces the
+    /// bubble and closing the kind closes it — also when asked before the server is known.
+    @Test func aBubbleOfAnEarlierRunIsAdoptedReplacedAndClosed() async throws {
+        let bus = try PrivateBus()
+        let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
+        let earlier = try await NotifierHarness(bus: bus)
+        try await earlier.post(.sample(.credentials, body: "earlier run"))
+        try await earlier.post(.sample(.notSetUp, body: "earlier run"))
+        #expect(await eventually { earlier.deliveredIDs(.credentials).count == 1 && earlier.deliveredIDs(.notSetUp).count == 1 })
+        let credentials = earlier.deliveredIDs(.credentials)[0], notSetUp = earlier.deliveredIDs(.notSetUp)[0]
+        let next = try await NotifierHarness(bus: bus)
+        // Adopted at once, before the new notifier has heard who the server is.
+        try await next.adopt(.credentials, shownAs: credentials)
+        try await next.adopt(.notSetUp, shownAs: notSetUp)
+        try await next.close(.notSetUp)
+        #expect(await eventually { ((try? await mock.calls("CloseNotification")) ?? []).contains { $0.first == .uint32(notSetUp) } })
+        #expect(try await next.waitForServer())
+        try await next.post(.sample(.credentials, body: "this run"))
+        #expect(await eventually { next.deliveredIDs(.credentials) == [credentials] }, "the earlier bubble replaced, not a second one")
+        let calls = try await mock.calls("Notify")
+        #expect(calls.last?[1] == .uint32(credentials), "\(calls)")
+    }
+
     @Test func postsInQuickSuccessionChainOnTheFirstID() async throws {
         let bus = try PrivateBus()
         let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
@@ -203,12 +227,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // The first start fails, as a server does that finds no display; the next one runs dunst.
         let script = folder + "/flaky-server"
-        try """
+        try writeExecutable("""
             #!/bin/sh
             if [ ! -e \(folder)/tried ]; then touch \(folder)/tried; exit 1; fi
             exec /usr/bin/dunst -config \(Dunst.configPath)
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        chmod(script, 0o755)
+            """, to: script)
         let bus = try PrivateBus(services: [Notifier.busName: script])
         let harness = try await NotifierHarness(bus: bus, activationRetry: .seconds(1))
         try await harness.post(.sample(.loggedOut, body: "first"))

@@ -271,6 +271,80 @@ import Testing
     }
 }
 
+/// A configuration that exists but cannot be used alerts once (issue 23):
+/// a critical bubble per distinct problem, journaled once, closed (and read)
+/// once the files are usable and the daemon started with them.
+@Suite(.desktopBudget) struct BrokenConfigurationTests {
+    func history(_ rig: DaemonRig) -> [[String: Any]] {
+        guard let output = try? rig.cli(["history", "--json"]).standardOutput else { return [] }
+        return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]]) ?? []
+    }
+
+    func displayed(_ rig: DaemonRig) -> Int {
+        Int((try? rig.dunst.control(["count", "displayed"]).standardOutput)?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? -1
+    }
+
+    func status(_ rig: DaemonRig) -> [String: Any] {
+        let output = (try? rig.cli(["status", "--json"]).standardOutput) ?? ""
+        return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// Replaces the configuration as `ccrelay setup` does: a 0600 file renamed over it.
+    func replace(_ path: String, with text: String) throws {
+        try text.write(toFile: path + ".new", atomically: false, encoding: .utf8)
+        chmod(path + ".new", 0o600)
+        #expect(rename(path + ".new", path) == 0)
+    }
+
+    /// A key that does not belong to the certificate, and one encrypted with a passphrase:
+    /// the `credentials` alert names the key's line; fixing the file closes it at the first login.
+    @Test(arguments: ["mismatched", "encrypted"])
+    func anUnusableKeyAlertsOnceAndTheFixClosesIt(_ which: String) async throws {
+        let pki = TestPKI.shared
+        let rig = try await DaemonRig(certificate: (pki.clientCertificate, which == "mismatched" ? pki.strangerKey : pki.encryptedKey))
+        defer { rig.daemon.stop() }
+        #expect(await eventually(timeout: .seconds(20)) { status(rig)["state"] as? String == "unconfigured" }, "\(rig.log)")
+        #expect(await eventually(timeout: .seconds(20)) { history(rig).count == 1 }, "\(history(rig)) \(rig.log)")
+        let alert = try #require(history(rig).first)
+        #expect(alert["kind"] as? String == "credentials" && alert["urgency"] as? String == "critical", "\(alert)")
+        #expect((alert["body"] as? String)?.contains("\(rig.configPath):6:") == true, "the key's line: \(alert)")
+        #expect(await eventually { displayed(rig) == 1 }, "one bubble on screen")
+        #expect(status(rig)["badge"] as? Int == 1)
+        // The file written again with the same problem: no second alert, no second bubble.
+        let broken = try String(contentsOfFile: rig.configPath, encoding: .utf8)
+        try replace(rig.configPath, with: broken)
+        try await Task.sleep(for: .seconds(2))
+        #expect(history(rig).count == 1 && displayed(rig) == 1, "\(history(rig))")
+        // Fixed: the same process starts with it, logs in, and the alert is read and its bubble gone.
+        try replace(rig.configPath, with: broken.replacingOccurrences(
+            of: "key = \(which == "mismatched" ? pki.strangerKey : pki.encryptedKey)", with: "key = \(pki.clientKey)"))
+        #expect(await eventually(timeout: .seconds(30)) { status(rig)["state"] as? String == "online" }, "\(rig.log)")
+        #expect(await eventually(timeout: .seconds(10)) { status(rig)["badge"] as? Int == 0 }, "\(status(rig))")
+        #expect(await eventually(timeout: .seconds(10)) { displayed(rig) == 0 }, "the bubble closed: \(rig.log)")
+    }
+
+    /// Anything else (here a CA file that is a folder) is a `not-set-up` alert, which the
+    /// daemon that starts with the fixed file closes at once.
+    @Test func anUnusableCAFileIsANotSetUpAlertClosedWhenTheDaemonStarts() async throws {
+        let pki = TestPKI.shared
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        rig.daemon.stop()
+        let good = try String(contentsOfFile: rig.configPath, encoding: .utf8)
+        let folder = (rig.configPath as NSString).deletingLastPathComponent
+        try replace(rig.configPath, with: good.replacingOccurrences(of: "ca-file = \(pki.caCertificate)", with: "ca-file = \(folder)"))
+        let waiting = try rig.startDaemon(logPath: rig.logPath + ".2")
+        defer { waiting.stop() }
+        #expect(await eventually(timeout: .seconds(20)) { history(rig).first?["kind"] as? String == "not-set-up" }, "\(history(rig))")
+        let alert = try #require(history(rig).first)
+        #expect((alert["body"] as? String)?.contains("\(rig.configPath):3:") == true && alert["urgency"] as? String == "critical", "\(alert)")
+        #expect(await eventually { displayed(rig) == 1 })
+        try replace(rig.configPath, with: good)
+        #expect(await eventually(timeout: .seconds(30)) { status(rig)["state"] as? String == "online" })
+        #expect(await eventually(timeout: .seconds(10)) { status(rig)["badge"] as? Int == 0 && displayed(rig) == 0 }, "\(status(rig))")
+    }
+}
+
 /// The autostart entry's command (issue 13): one daemon, whoever starts it
 /// and however often; nothing for a user who never set ccrelay up.
 @Suite(.desktopBudget) struct AutostartTests {

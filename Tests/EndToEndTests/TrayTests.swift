@@ -83,16 +83,12 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A terminal that runs what follows -e without a screen, its words and output beside it.
-        try """
+        try writeExecutable("""
             #!/bin/sh
             printf '%s\\n' "$@" > "\(folder)/arguments"
             [ "$1" = -e ] && shift
             exec "$@" > "\(folder)/output" 2>&1 < /dev/null
-            """.write(toFile: folder + "/terminal.sh", atomically: true, encoding: .utf8)
-        // Made executable by cp, in a process of its own: a file this process opened for writing could be
-        // inherited by a child another test spawns meanwhile, and exec would then fail (ETXTBSY).
-        #expect(try run("/bin/cp", [folder + "/terminal.sh", folder + "/x-terminal-emulator"]).status == 0)
-        chmod(folder + "/x-terminal-emulator", 0o755)
+            """, to: folder + "/x-terminal-emulator")
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         // No user manager to enable a unit in: setup says so and goes on.
         let rig = try await DaemonRig(extraEnvironment: ["PATH": folder + ":" + path, "XDG_RUNTIME_DIR": "/nonexistent"])

@@ -18,6 +18,7 @@ import Testing
             .notice: ("x-ccrelay.notice", .normal, 1),
             .backOnline: ("network.connected", .low, 0),
             .relayRefused: ("x-ccrelay.relay", .normal, 1),
+            .notSetUp: ("x-ccrelay.auth", .critical, 1),
             .status: ("x-ccrelay.status", .low, 0),
         ]
         #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)

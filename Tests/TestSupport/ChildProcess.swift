@@ -173,3 +173,15 @@ public func eventually(timeout: Duration = .seconds(15), interval: Duration = .m
 public var buildProductsDirectory: URL {
     URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
 }
+
+/// Writes a script a test runs (mode 0755). The file is made by cp in a process
+/// of its own: a file this process opened for writing could be inherited by a
+/// child another test spawns meanwhile, and running it would then fail with
+/// ETXTBSY (exit 126) until that child exits.
+public func writeExecutable(_ text: String, to path: String) throws {
+    try text.write(toFile: path + ".text", atomically: true, encoding: .utf8)
+    defer { unlink(path + ".text") }
+    let copied = try run("/bin/cp", [path + ".text", path])
+    guard copied.status == 0 else { throw TestSetupError("cp: \(copied.standardError)") }
+    chmod(path, 0o755)
+}
