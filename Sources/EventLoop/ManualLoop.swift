@@ -1,42 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An `EventScheduler` that runs only when told, on a virtual clock — the
 /// embedded loop that unit tests drive a component with (as swift-nio's
 /// `EmbeddedEventLoop` is to its channels): `advance(by:)` moves time and
 /// fires the timers that fall due, in deadline order, running the work they
 /// hand in; `ready(_:_:)` reports a descriptor ready to its watches.
 ///
-/// One thread only: it is always "current", and `sync` runs its work at once.
+/// One thread only: the thread that first uses it is its thread — `isCurrent`
+/// is false anywhere else, so a confinement check fails as it would on the
+/// real loop — and `sync` runs its work at once. Timers due at the same
+/// instant fire in the order they were armed (as swift-nio's embedded loop
+/// does), and `armedTimers`/`openWatches` tell what a test left behind.
 public final class ManualLoop: EventScheduler, @unchecked Sendable {
     // Confinement: used by one test thread; nothing here is locked.
     public private(set) var now: Duration
     private var work: [() -> Void] = []
     private var timers: [ObjectIdentifier: WeakManualTimer] = [:]
     private var watches: [ManualWatch] = []
+    private var armings: UInt64 = 0
+    private var thread: pthread_t?
 
     /// A loop whose clock starts at `now` (since a virtual boot).
     public init(now: Duration = .seconds(1_000)) {
         self.now = now
     }
 
-    public var isCurrent: Bool { true }
+    public var isCurrent: Bool {
+        guard let thread else { return true }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
+    /// Binds the loop to the calling thread at its first use.
+    private func used() {
+        if thread == nil { thread = pthread_self() }
+    }
+
+    /// How many timers are armed now (a component that was stopped should leave none).
+    public var armedTimers: Int { timers.values.filter { $0.timer?.deadline != nil }.count }
+
+    /// How many watches are open now (not cancelled).
+    public var openWatches: Int { watches.filter { !$0.cancelled }.count }
 
     public func execute(_ work: @escaping @Sendable () -> Void) { self.work.append(work) }
+
 
     public func sync<T>(_ work: () throws -> T) rethrows -> T { try work() }
 
     public func watch(_ descriptor: Int32, for events: IOEvents, _ handler: @escaping (IOEvents) -> Void) -> any IOWatch {
+        used()
         let watch = ManualWatch(descriptor: descriptor, events: events, handler: handler)
         watches.append(watch)
         return watch
     }
 
     public func makeTimer(_ fired: @escaping () -> Void) -> any LoopTimer {
-        ManualTimer(loop: self, fired: fired)
+        used()
+        return ManualTimer(loop: self, fired: fired)
     }
 
     // MARK: Driving it
 
     /// Runs the work handed in, until none is left.
     public func runPending() {
+        used()
         while !work.isEmpty {
             let batch = work
             work.removeAll()
@@ -54,7 +82,8 @@ public final class ManualLoop: EventScheduler, @unchecked Sendable {
         runPending()
         while let due = nextDeadline, due <= end {
             now = max(now, due)
-            let timer = timers.values.compactMap(\.timer).filter { $0.deadline == due }.first!
+            // Of the timers due now, the one armed first.
+            let timer = timers.values.compactMap(\.timer).filter { $0.deadline == due }.min { $0.arming < $1.arming }!
             timer.fire()
             runPending()
         }
@@ -82,7 +111,12 @@ public final class ManualLoop: EventScheduler, @unchecked Sendable {
         return table
     }
 
-    fileprivate func armed(_ timer: ManualTimer) { timers[ObjectIdentifier(timer)] = WeakManualTimer(timer: timer) }
+    /// Registers an armed timer; its place among timers due at the same instant.
+    fileprivate func armed(_ timer: ManualTimer) -> UInt64 {
+        timers[ObjectIdentifier(timer)] = WeakManualTimer(timer: timer)
+        armings += 1
+        return armings
+    }
     fileprivate func disarmed(_ timer: ObjectIdentifier) { timers[timer] = nil }
 }
 
@@ -90,6 +124,8 @@ private final class ManualTimer: LoopTimer {
     private weak var loop: ManualLoop?
     private let fired: () -> Void
     private(set) var deadline: Duration?
+    /// When it was armed, among all the loop's armings.
+    private(set) var arming: UInt64 = 0
 
     init(loop: ManualLoop, fired: @escaping () -> Void) {
         self.loop = loop
@@ -98,7 +134,7 @@ private final class ManualTimer: LoopTimer {
 
     func arm(at deadline: Duration) {
         self.deadline = deadline
-        loop?.armed(self)
+        arming = loop?.armed(self) ?? 0
     }
 
     func arm(after delay: Duration) { arm(at: (loop?.now ?? .zero) + delay) }

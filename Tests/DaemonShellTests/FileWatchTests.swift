@@ -54,6 +54,8 @@ import TestSupport
         // (the kernel's own list of the watches), so a file another program makes above wakes nothing.
         #expect(try watchedInodes() == 1)
         withExtendedLifetime(watch) {}
+        _ = consume watch
+        #expect(loop.openWatches == 0, "a released watch leaves nothing on the loop")
     }
 
     @Test func aFolderMovedAwayIsForgottenAndTheNewOneWatched() throws {

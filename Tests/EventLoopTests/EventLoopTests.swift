@@ -202,6 +202,40 @@ import Testing
         #expect(ticks == 9)
     }
 
+    /// Test habits (issue 23): equal deadlines fire in the order they were armed, the loop
+    /// is not current on another thread (so a confinement check can fail), and what is left
+    /// armed or open can be counted at the end of a test.
+    @Test func tiesFireInArmingOrderConfinementHoldsAndLeftoversAreCounted() {
+        let loop = ManualLoop()
+        var fired: [String] = []
+        let names = ["c", "a", "d", "b", "e"]
+        let timers = names.map { name in loop.makeTimer { fired.append(name) } }
+        for timer in timers { timer.arm(after: .seconds(5)) }
+        #expect(loop.armedTimers == 5)
+        loop.advance(by: .seconds(5))
+        #expect(fired == names, "in arming order, not by chance")
+        #expect(loop.armedTimers == 0)
+        // Armed again in another order: that order.
+        fired = []
+        for index in [4, 0, 3, 1, 2] { timers[index].arm(after: .seconds(1)) }
+        loop.advance(by: .seconds(1))
+        #expect(fired == ["e", "c", "b", "a", "d"])
+
+        #expect(loop.isCurrent)
+        final class Answer: @unchecked Sendable { var current = true }
+        let answer = Answer()
+        let other = Thread { answer.current = loop.isCurrent }
+        other.start()
+        while !other.isFinished { usleep(1_000) }
+        #expect(!answer.current, "another thread is not the loop's")
+
+        let watch = loop.watch(9, for: .readable) { _ in }
+        #expect(loop.openWatches == 1)
+        watch.cancel()
+        #expect(loop.openWatches == 0)
+        withExtendedLifetime(timers) {}
+    }
+
     @Test func workRunsWhenTheLoopRunsAndReadinessReachesItsWatches() {
         let loop = ManualLoop()
         let seen = Seen()
