@@ -23,6 +23,19 @@ import Testing
         }
     }
 
+    /// Waits until everything `senders` emitted so far has reached the listener: each sends
+    /// a last signal of its own, and the bus keeps each sender's messages in order. What
+    /// "nothing else arrived" checks is then settled, without a fixed sleep.
+    func barrier(_ senders: Connection...) async throws {
+        let arrived = LockedBox<[Message]>([])
+        let token = try await subscribe(MatchRule(interface: "test.Barrier", member: "Done"), into: arrived)
+        for sender in senders {
+            try await sender.perform { try sender.emit(path: "/test/barrier", interface: "test.Barrier", member: "Done", body: []) }
+        }
+        #expect(await eventually { arrived.get().count == senders.count }, "the barrier came through")
+        try await listener.perform { listener.unsubscribe(token) }
+    }
+
     /// Subscribes, then proves the match rule reached the bus with a round trip.
     func subscribe(_ rule: MatchRule, into box: LockedBox<[Message]>) async throws -> SubscriptionToken {
         let token = try await listener.perform { listener.subscribe(rule) { message in box.update { $0.append(message) } } }
@@ -42,7 +55,7 @@ import Testing
         #expect(message.path == "/test/signals")
         #expect(try message.argument(0, as: String.self) == "hello")
         // Nothing else trickles in afterwards.
-        try await Task.sleep(for: .milliseconds(200))
+        try await barrier(emitter)
         #expect(received.get().count == 1)
     }
 
@@ -53,7 +66,7 @@ import Testing
         try await emit(from: emitter, [.string("mine")], path: "/elsewhere")
         try await emit(from: emitter, [.string("mine")])
         #expect(await eventually { received.get().count == 1 })
-        try await Task.sleep(for: .milliseconds(200))
+        try await barrier(emitter)
         #expect(received.get().count == 1)
     }
 
@@ -73,12 +86,12 @@ import Testing
         // Ownership moves: now only the new owner's signals count.
         try await emitter.releaseName("test.Owner")
         #expect(try await impostor.requestName("test.Owner") == .primaryOwner)
+        // The bus sent NameOwnerChanged before this answer: the listener has followed the owner.
         #expect(await eventually { (try? await listener.nameOwner("test.Owner")) == impostor.uniqueName })
-        try await Task.sleep(for: .milliseconds(100))
         try await emit(from: emitter, [.string("old owner")])
         try await emit(from: impostor, [.string("new owner")])
         #expect(await eventually { received.get().count == 2 })
-        try await Task.sleep(for: .milliseconds(200))
+        try await barrier(emitter, impostor)
         #expect(received.get().map { try? $0.argument(0, as: String.self) } == ["from owner", "new owner"])
     }
 
@@ -89,7 +102,7 @@ import Testing
         #expect(await eventually { received.get().count == 1 })
         try await listener.perform { listener.unsubscribe(token) }
         try await emit(from: emitter)
-        try await Task.sleep(for: .milliseconds(300))
+        try await barrier(emitter)
         #expect(received.get().count == 1)
     }
 

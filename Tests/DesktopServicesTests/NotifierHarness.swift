@@ -37,6 +37,30 @@ final class NotifierHarness: Sendable {
         try await connection.perform { notifier.adopt(kind, shownAs: id) }
     }
 
+    /// Waits until the notification server has received everything the notifier sent so far:
+    /// a call on the notifier's own connection is answered after the ones before it.
+    func barrier() async throws {
+        _ = try await connection.call(
+            Message.methodCall(destination: notificationsName, path: notificationsPath, interface: notificationsName, member: "GetCapabilities"))
+    }
+
+    /// Waits until the signals `mock` (and `others`) emitted so far have reached the notifier:
+    /// each sends a last one of its own, and the bus keeps each sender's messages in order.
+    func barrier(signalsFrom mock: MockNotificationServer, _ others: Connection...) async throws {
+        let arrived = LockedBox(0)
+        let connection = self.connection
+        let token = try await connection.perform {
+            connection.subscribe(MatchRule(member: "Barrier")) { _ in arrived.update { $0 += 1 } }
+        }
+        _ = try await connection.nameOwner("org.freedesktop.DBus")  // the rule is in place
+        try await mock.emit("Barrier", signature: "", [])
+        for other in others {
+            try await other.perform { try other.emit(path: notificationsPath, interface: notificationsName, member: "Barrier", body: []) }
+        }
+        _ = await eventually { arrived.get() == 1 + others.count }
+        try await connection.perform { connection.unsubscribe(token) }
+    }
+
     func close(_ kind: AlertKind) async throws {
         let notifier = self.notifier
         try await connection.perform { notifier.close(kind) }

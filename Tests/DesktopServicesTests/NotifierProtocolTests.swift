@@ -97,7 +97,7 @@ import Testing
             notifier.post(.sample(.notice, body: "three"))
         }
         #expect(await eventually { harness.deliveredIDs(.notice).count == 2 })
-        try await Task.sleep(for: .milliseconds(200))
+        try await harness.barrier()
         let calls = try await mock.calls("Notify")
         #expect(calls.count == 2, "the middle post is superseded before it is sent")
         #expect(calls.map { $0[4] } == [.string("one"), .string("three")])
@@ -157,7 +157,7 @@ import Testing
         try await mock.emit("ActivationToken", signature: "us", [.uint32(id), .string("token-123")])
         try await mock.emit("ActionInvoked", signature: "us", [.uint32(id), .string("relogin")])
         #expect(await eventually { harness.actions().count == 1 })
-        try await Task.sleep(for: .milliseconds(200))
+        try await harness.barrier(signalsFrom: mock, impostor)
         let actions = harness.actions()
         #expect(actions.count == 1)
         #expect(actions.first?.0 == .loggedOut && actions.first?.1 == "relogin" && actions.first?.2 == "token-123")
@@ -190,7 +190,8 @@ import Testing
     @Test func alertsWaitForAServerAndArriveOnceWhenOneAppears() async throws {
         let bus = try PrivateBus()
         let harness = try await NotifierHarness(bus: bus)
-        try await Task.sleep(for: .milliseconds(200))
+        // The notifier has heard that no server owns the name.
+        #expect(await eventually { harness.events.get().contains { if case .serverChanged(nil) = $0 { true } else { false } } })
         try await harness.post(.sample(.loggedOut, body: "waiting"))
         try await harness.post(.sample(.loggedOut, body: "newest"))
         try await harness.post(.sample(.locationDenied))
@@ -198,7 +199,7 @@ import Testing
         #expect(harness.logLines.get().allSatisfy { $0.contains("no notification server") })
         let mock = try await MockNotificationServer(on: bus, capabilities: Self.fullCapabilities)
         #expect(await eventually { harness.deliveredIDs(.loggedOut).count == 1 && harness.deliveredIDs(.locationDenied).count == 1 })
-        try await Task.sleep(for: .milliseconds(300))
+        try await harness.barrier()
         let calls = try await mock.calls("Notify")
         #expect(calls.count == 2, "the newest alert of each kind, once")
         #expect(calls.first?[4] == .string("newest"))
@@ -259,7 +260,7 @@ import Testing
         #expect(try await harness.server?.name == "mock-notify")
         // A close of the old server's id means nothing any more.
         try await rich.emit("NotificationClosed", signature: "uu", [.uint32(harness.deliveredIDs(.credentials)[0]), .uint32(2)])
-        try await Task.sleep(for: .milliseconds(200))
+        try await harness.barrier(signalsFrom: rich)
         #expect(harness.closes().isEmpty)
         try await harness.post(.sample(.credentials))
         #expect(await eventually { harness.deliveredIDs(.credentials).count == 2 })
@@ -303,7 +304,7 @@ import Testing
         #expect(await eventually { harness.deliveredIDs(.notice) == [0, 0] })
         #expect(try await mock.calls("Notify").map { $0[1] } == [.uint32(0), .uint32(0)])
         try await harness.close(.notice)
-        try await Task.sleep(for: .milliseconds(200))
+        try await harness.barrier()
         #expect(try await mock.calls("CloseNotification").isEmpty)
     }
 
