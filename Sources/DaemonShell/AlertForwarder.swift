@@ -42,7 +42,7 @@ final class AlertForwarder {
     private let loop: any EventScheduler
     private let host: String
     private let store: () -> AlertStore?
-    private let storeFailed: (RelayError, String) -> Void
+    private let storeFailed: (StoreError, String) -> Void
     private let log: (String) -> Void
     /// Raises or closes the `relay-refused` alert.
     var onRefusal: ((AlertSubject?) -> Void)?
@@ -50,7 +50,7 @@ final class AlertForwarder {
     private var refusing: Set<String> = []
 
     init(targets: [RelayTarget], selection: RelaySelection, loop: any EventScheduler, host: String,
-         store: @escaping () -> AlertStore?, storeFailed: @escaping (RelayError, String) -> Void,
+         store: @escaping () -> AlertStore?, storeFailed: @escaping (StoreError, String) -> Void,
          log: @escaping (String) -> Void, transport: (RelayTarget) -> any RelayTransport) {
         lanes = targets.map { Lane(target: $0, transport: transport($0)) }
         self.selection = selection
@@ -181,7 +181,7 @@ final class AlertForwarder {
 
     /// Drops what waits for targets no longer in `[relay]` (the outbox of
     /// the previous configuration), saying how many alerts each had waiting.
-    static func dropQueuesOfRemovedTargets(_ targets: [RelayTarget], store: AlertStore, log: (String) -> Void) throws(RelayError) {
+    static func dropQueuesOfRemovedTargets(_ targets: [RelayTarget], store: AlertStore, log: (String) -> Void) throws(StoreError) {
         for orphan in try store.dropOutbox(except: targets.map(\.name)) where orphan.waiting > 0 {
             log("\(orphan.waiting) alert(s) waited for \(orphan.target), which is no longer in [relay]; they are dropped")
         }

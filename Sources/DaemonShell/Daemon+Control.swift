@@ -68,14 +68,14 @@ extension Daemon: ControlTarget {
     }
 
     private func acknowledge(_ kind: AlertKind) {
-        acknowledging("the \(kind.rawValue) alert") { store throws(RelayError) in try store.acknowledge(kind: kind) }
+        acknowledging("the \(kind.rawValue) alert") { store throws(StoreError) in try store.acknowledge(kind: kind) }
     }
 
     /// Runs an acknowledgement on the store, then closes the bubble of every
     /// kind that has nothing unread any more (one still on screen, or one
     /// waiting for a notification server, which would pop up, red, long after
     /// the user saw it in the tray) and announces the new badge.
-    private func acknowledging(_ what: String, _ change: (AlertStore) throws(RelayError) -> Void) {
+    private func acknowledging(_ what: String, _ change: (AlertStore) throws(StoreError) -> Void) {
         guard let store else { return }
         do {
             try change(store)
@@ -196,7 +196,7 @@ extension Daemon: ControlTarget {
     }
 
     func acknowledge(alert id: Int64) {
-        acknowledging("alert \(id)") { store throws(RelayError) in try store.acknowledge(id: id) }
+        acknowledging("alert \(id)") { store throws(StoreError) in try store.acknowledge(id: id) }
     }
 
     func quit() {

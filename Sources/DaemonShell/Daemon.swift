@@ -40,7 +40,9 @@ public final class Daemon {
     private var periodic: [any LoopTimer] = []
     let log: (String) -> Void
     var session: Session
-    private var timer: BootTimer?
+    /// The session's timer, on the loop's suspend-aware clock (CLOCK_BOOTTIME): a deadline set
+    /// before a suspend fires right after resume instead of an uptime later.
+    private var timer: (any LoopTimer)?
     private var systemWatch: (any SystemWatching)?
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
     private var sleptSoFar: Duration = .zero
@@ -139,7 +141,7 @@ public final class Daemon {
     }
 
     private func startSession() {
-        timer = BootTimer(loop: loop) { [weak self] in self?.timerFired() }
+        timer = loop.makeTimer { [weak self] in self?.timerFired() }
         sleptSoFar = process.sleptSinceBoot()
         systemWatch = makeSystemWatch { [weak self] event in self?.handle(event) }
         systemWatch?.onDesktopSessionClosed = { [weak self] in self?.endWithTheDesktopSession("the desktop session closed") }
@@ -431,7 +433,7 @@ public final class Daemon {
             client.logout(session: token, timeout: .seconds(5)) { _ in self.exchangeEnded() }
         case .dropConnection:
             client.dropConnection {}
-        case .armTimer(let instant): timer?.arm(at: instant)
+        case .armTimer(let instant): timer?.arm(at: instant.sinceBoot)
         case .cancelTimer: timer?.disarm()
         case .post:
             apply([effect])

@@ -20,7 +20,7 @@ protocol DesktopFace: AnyObject {
     /// Exports the control API for `target` and the LauncherEntry (showing
     /// `badge()`), follows the notification server, and claims the daemon's
     /// name; `done` hears why not, when another daemon has it.
-    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void)
+    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void)
     /// Emits `PropertiesChanged` for the named control properties (and
     /// updates the tray icon, which shows the same state and badge).
     func announce(_ properties: [String])
@@ -70,7 +70,7 @@ final class SessionBusFace: DesktopFace {
         notifier = Notifier(connection: bus, log: log)
     }
 
-    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void) {
+    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void) {
         loop.preconditionIsCurrent()
         self.target = target
         self.badge = badge
@@ -166,15 +166,15 @@ final class SessionBusFace: DesktopFace {
 
     /// Takes `io.github.ccrelay.CCRelay`; when another daemon has it, `done`
     /// gets an error saying which process that is and how to stop it.
-    private func claimName(done: @escaping (RelayError?) -> Void) {
+    private func claimName(done: @escaping (BusNameError?) -> Void) {
         let connection = bus
         connection.requestName(ControlNames.busName) { reply in
             guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
-                if case .failure(let error) = reply { return done(RelayError("cannot claim \(ControlNames.busName): \(error.message)")) }
+                if case .failure(let error) = reply { return done(BusNameError("cannot claim \(ControlNames.busName): \(error.message)")) }
                 return done(nil)
             }
             func refuse(_ who: String) {
-                done(RelayError(
+                done(BusNameError(
                     "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
                         + "Use that one, or stop it first (systemctl --user stop ccrelay)."))
             }
@@ -244,4 +244,11 @@ final class SessionBusFace: DesktopFace {
             reconnect()
         }
     }
+}
+
+/// Why the daemon could not take its name on the session bus: another daemon
+/// has it (which process, and how to stop it), or the bus refused.
+struct BusNameError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -127,7 +127,7 @@ final class JournalKeeper {
     }
 
     /// A read or write failed: said once per episode; the file is kept.
-    func failed(_ error: RelayError, doing what: String) {
+    func failed(_ error: StoreError, doing what: String) {
         report("cannot \(what) in \(path): \(error)")
     }
 

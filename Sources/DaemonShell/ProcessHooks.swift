@@ -13,7 +13,7 @@ struct ProcessHooks {
     /// How often to feed systemd's watchdog: half of `WatchdogSec=` (nil: not asked).
     var watchdogPeriod: Duration? = ProcessHooks.systemdWatchdogPeriod()
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC: it grows only while the machine sleeps.
-    var sleptSinceBoot: () -> Duration = BootTimer.sleptSinceBoot
+    var sleptSinceBoot: () -> Duration = BootClock.sleptSinceBoot
     /// Replaces the process with a fresh copy of itself (returns only when that failed).
     var restart: (_ log: (String) -> Void) -> Void = DaemonProcess.restart
     /// Ends the process with a status, once the daemon has stopped.

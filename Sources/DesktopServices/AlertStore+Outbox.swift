@@ -33,7 +33,7 @@ public struct OutboxSummary: Sendable, Hashable {
 /// the target's answer; the key lets a target drop the repeat a `kill -9`
 /// between its answer and that write would cause).
 extension AlertStore {
-    func enqueue(alert id: Int64, for targets: [String], at time: Double) throws(RelayError) {
+    func enqueue(alert id: Int64, for targets: [String], at time: Double) throws(StoreError) {
         guard !targets.isEmpty else { return }
         let key = Self.newKey()
         for target in targets {
@@ -54,7 +54,7 @@ extension AlertStore {
 
     /// The outbox keeps at most `outboxLimit` rows: delivered ones go first
     /// (oldest first), then the oldest waiting; rows of pruned alerts go too.
-    func pruneOutbox() throws(RelayError) {
+    func pruneOutbox() throws(StoreError) {
         try database.run("DELETE FROM outbox WHERE alert_id NOT IN (SELECT id FROM alerts)")
         let excess = "SELECT rowid, delivered_at IS NULL AND refused_at IS NULL AS waiting FROM outbox ORDER BY waiting, alert_id LIMIT max(0, (SELECT count(*) FROM outbox) - ?)"
         let dropped = try database.integer("SELECT count(*) FROM (\(excess)) WHERE waiting", [.integer(Int64(outboxLimit))])
@@ -64,8 +64,8 @@ extension AlertStore {
 
     /// Drops what waits for targets no longer configured (not in `targets`);
     /// returns how many alerts each had waiting, so that it can be said.
-    public func dropOutbox(except targets: [String]) throws(RelayError) -> [(target: String, waiting: Int)] {
-        try database.transaction { () throws(RelayError) -> [(target: String, waiting: Int)] in
+    public func dropOutbox(except targets: [String]) throws(StoreError) -> [(target: String, waiting: Int)] {
+        try database.transaction { () throws(StoreError) -> [(target: String, waiting: Int)] in
             var orphans: [(target: String, waiting: Int)] = []
             try database.run(
                 "SELECT target, sum(delivered_at IS NULL AND refused_at IS NULL) FROM outbox GROUP BY target ORDER BY target"
@@ -79,7 +79,7 @@ extension AlertStore {
     }
 
     /// The oldest alert waiting for `target`.
-    public func nextForDelivery(to target: String) throws(RelayError) -> OutboxItem? {
+    public func nextForDelivery(to target: String) throws(StoreError) -> OutboxItem? {
         var item: OutboxItem?
         try database.run(
             """
@@ -100,21 +100,21 @@ extension AlertStore {
 
     /// Counts an attempt as begun, before the request goes out: one cut
     /// short by a crash still makes the next attempt "late".
-    public func beginAttempt(_ item: OutboxItem) throws(RelayError) {
+    public func beginAttempt(_ item: OutboxItem) throws(StoreError) {
         try database.run(
             "UPDATE outbox SET attempts = min(attempts + 1, 1000000) WHERE alert_id = ? AND target = ?",
             [.integer(item.alertID), .text(item.target)])
     }
 
     /// The target took it; `answer` is what it said (bounded).
-    public func markDelivered(_ item: OutboxItem, answer: String, at time: Double = AlertStore.now) throws(RelayError) {
+    public func markDelivered(_ item: OutboxItem, answer: String, at time: Double = AlertStore.now) throws(StoreError) {
         try database.run(
             "UPDATE outbox SET delivered_at = ?, last_error = NULL, answer = ? WHERE alert_id = ? AND target = ?",
             [.real(time), .text(String(answer.prefix(500))), .integer(item.alertID), .text(item.target)])
     }
 
     /// The attempt failed with `problem`; the alert waits for the next one.
-    public func markFailed(_ item: OutboxItem, problem: String) throws(RelayError) {
+    public func markFailed(_ item: OutboxItem, problem: String) throws(StoreError) {
         try database.run(
             "UPDATE outbox SET last_error = ? WHERE alert_id = ? AND target = ?",
             [.text(String(problem.prefix(500))), .integer(item.alertID), .text(item.target)])
@@ -122,14 +122,14 @@ extension AlertStore {
 
     /// The target refused this alert for good (its content: 413, 422): it is
     /// not sent again, and the next one goes.
-    public func markRefused(_ item: OutboxItem, problem: String, at time: Double = AlertStore.now) throws(RelayError) {
+    public func markRefused(_ item: OutboxItem, problem: String, at time: Double = AlertStore.now) throws(StoreError) {
         try database.run(
             "UPDATE outbox SET refused_at = ?, last_error = ? WHERE alert_id = ? AND target = ?",
             [.real(time), .text(String(problem.prefix(500))), .integer(item.alertID), .text(item.target)])
     }
 
     /// Queue length, last delivery and the last failure of each of `targets`.
-    public func outboxSummary(for targets: [String]) throws(RelayError) -> [OutboxSummary] {
+    public func outboxSummary(for targets: [String]) throws(StoreError) -> [OutboxSummary] {
         var summaries: [OutboxSummary] = []
         for target in targets {
             var summary = OutboxSummary(target: target, queued: 0, lastDeliveredAt: nil, lastError: nil)

@@ -47,7 +47,7 @@ public final class AlertStore {
 
     /// Opens (or creates) the store; `log` hears about a file moved aside.
     public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, outboxLimit: Int = 1000,
-                busyTimeout: Int32 = 2000, log: (String) -> Void) throws(RelayError) {
+                busyTimeout: Int32 = 2000, log: (String) -> Void) throws(StoreError) {
         self.path = path
         self.journalLimit = journalLimit
         self.unreadLimit = unreadLimit
@@ -58,10 +58,10 @@ public final class AlertStore {
             database = try Self.open(path, busyTimeout: busyTimeout)
         } catch where error.cause == .busy {
             // Locked by another process for longer than busyTimeout: the file is fine.
-            throw RelayError("\(path) is locked by another process: \(error)", cause: .busy)
+            throw StoreError("\(path) is locked by another process: \(error)", cause: .busy)
         } catch where error.cause != .damaged {
             // A full, read-only or failing disk: the file may be perfectly healthy.
-            throw RelayError("\(path) cannot be used now: \(error)", cause: error.cause)
+            throw StoreError("\(path) cannot be used now: \(error)", cause: error.cause)
         } catch {
             let damage = error
             let aside = path + ".broken-\(Int(WallClock.now()))"
@@ -73,21 +73,21 @@ public final class AlertStore {
                     } catch where error.errno == ENOENT {}
                 }
             } catch {
-                throw RelayError("\(path) is damaged (\(damage)) and cannot be moved aside: \(error)", cause: .unavailable)
+                throw StoreError("\(path) is damaged (\(damage)) and cannot be moved aside: \(error)", cause: .unavailable)
             }
             log("\(path) was unreadable (\(damage)); moved it to \(aside) and started a fresh one")
             database = try Self.open(path, busyTimeout: busyTimeout)
         }
     }
 
-    private static func open(_ path: String, busyTimeout: Int32) throws(RelayError) -> SQLiteDatabase {
+    private static func open(_ path: String, busyTimeout: Int32) throws(StoreError) -> SQLiteDatabase {
         let previousMask = umask(0o077)
         defer { umask(previousMask) }
         let database = try SQLiteDatabase(path: path)
         do throws(SystemError) {
             try systemCall("chmod 600 \(path)") { chmod(path, 0o600) }
         } catch {
-            throw RelayError("\(error); the journal must be private", cause: .unavailable)
+            throw StoreError("\(error); the journal must be private", cause: .unavailable)
         }
         database.setBusyTimeout(milliseconds: busyTimeout)
         try database.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL")
@@ -98,15 +98,15 @@ public final class AlertStore {
         let ours = try database.integer("PRAGMA application_id") == applicationID
         let version = try database.integer("PRAGMA user_version")
         if !ours || version != schemaVersion {
-            try database.transaction { () throws(RelayError) in
+            try database.transaction { () throws(StoreError) in
                 let application = try database.integer("PRAGMA application_id")
                 let version = try database.integer("PRAGMA user_version")
                 let tables = try database.integer("SELECT count(*) FROM sqlite_master")
                 guard application == 0 && version == 0 && tables == 0 || application == applicationID else {
-                    throw RelayError("not a ccrelay database (application_id \(application), \(tables) schema objects)", cause: .damaged)
+                    throw StoreError("not a ccrelay database (application_id \(application), \(tables) schema objects)", cause: .damaged)
                 }
                 guard version <= schemaVersion else {
-                    throw RelayError("written by a newer ccrelay (schema \(version))", cause: .damaged)
+                    throw StoreError("written by a newer ccrelay (schema \(version))", cause: .damaged)
                 }
                 if version < schemaVersion { try migrate(database) }
             }
@@ -115,7 +115,7 @@ public final class AlertStore {
         do {
             _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session) + (SELECT count(*) FROM outbox)")
         } catch where error.cause == .other {
-            throw RelayError("a ccrelay database without its tables: \(error)", cause: .damaged)
+            throw StoreError("a ccrelay database without its tables: \(error)", cause: .damaged)
         }
         return database
     }
@@ -125,7 +125,7 @@ public final class AlertStore {
     /// step runs whatever the recorded version says: a file whose version is
     /// behind its tables (left by ccrelay 0.1's migration racing itself) is
     /// repaired, keeping every row, instead of failing on "table already exists".
-    private static func migrate(_ database: SQLiteDatabase) throws(RelayError) {
+    private static func migrate(_ database: SQLiteDatabase) throws(StoreError) {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS notices_seen (id TEXT PRIMARY KEY, shown_at REAL NOT NULL);
             CREATE TABLE IF NOT EXISTS alerts (
@@ -158,7 +158,7 @@ public final class AlertStore {
         try database.execute("PRAGMA application_id = \(applicationID); PRAGMA user_version = \(schemaVersion);")
     }
 
-    private static func makeDirectory(_ directory: String) throws(RelayError) {
+    private static func makeDirectory(_ directory: String) throws(StoreError) {
         var built = ""
         for part in directory.split(separator: "/") {
             built += "/" + part
@@ -166,13 +166,13 @@ public final class AlertStore {
                 try systemCall("mkdir \(built)") { mkdir(built, 0o700) }
             } catch where error.errno == EEXIST {
             } catch {
-                throw RelayError("cannot create \(built): \(error.reason)", cause: .unavailable)
+                throw StoreError("cannot create \(built): \(error.reason)", cause: .unavailable)
             }
         }
         do throws(SystemError) {
             try systemCall("chmod 700 \(directory)") { chmod(directory, 0o700) }
         } catch {
-            throw RelayError("\(error); the state folder must be private", cause: .unavailable)
+            throw StoreError("\(error); the state folder must be private", cause: .unavailable)
         }
     }
 
@@ -195,7 +195,7 @@ public final class AlertStore {
     /// that add nothing to the badge (back online) are recorded as acknowledged.
     @discardableResult
     public func record(_ alert: Alert, notice: String? = nil, at time: Double = AlertStore.now,
-                       forwardTo: (Alert) -> [String] = { _ in [] }) throws(RelayError) -> Int64 {
+                       forwardTo: (Alert) -> [String] = { _ in [] }) throws(StoreError) -> Int64 {
         try record([(alert, notice)], at: time, forwardTo: forwardTo)
     }
 
@@ -204,8 +204,8 @@ public final class AlertStore {
     /// same transaction; returns the row id of the last.
     @discardableResult
     public func record(_ alerts: [(Alert, notice: String?)], at time: Double = AlertStore.now,
-                       forwardTo: (Alert) -> [String] = { _ in [] }) throws(RelayError) -> Int64 {
-        try database.transaction { () throws(RelayError) -> Int64 in
+                       forwardTo: (Alert) -> [String] = { _ in [] }) throws(StoreError) -> Int64 {
+        try database.transaction { () throws(StoreError) -> Int64 in
             var last: Int64 = 0
             for (alert, notice) in alerts {
                 let read = alert.kind.badgeIncrement == 0
@@ -224,7 +224,7 @@ public final class AlertStore {
         }
     }
 
-    private func prune() throws(RelayError) {
+    private func prune() throws(StoreError) {
         try database.run(
             "DELETE FROM alerts WHERE acknowledged = 1 AND id NOT IN (SELECT id FROM alerts ORDER BY id DESC LIMIT ?)",
             [.integer(Int64(journalLimit))])
@@ -234,7 +234,7 @@ public final class AlertStore {
     }
 
     /// Remembers the notification server's id for the newest alert of `kind`.
-    public func setNotificationID(_ id: UInt32, forNewest kind: AlertKind) throws(RelayError) {
+    public func setNotificationID(_ id: UInt32, forNewest kind: AlertKind) throws(StoreError) {
         try database.run(
             "UPDATE alerts SET notification_id = ? WHERE id = (SELECT max(id) FROM alerts WHERE kind = ?)",
             [.integer(Int64(id)), .text(kind.rawValue)])
@@ -243,7 +243,7 @@ public final class AlertStore {
     /// Acknowledges every unread alert of `kind` (its bubble was clicked or
     /// dismissed: one bubble per kind); returns how many.
     @discardableResult
-    public func acknowledge(kind: AlertKind, postedBefore: Double = .infinity, at time: Double = AlertStore.now) throws(RelayError) -> Int {
+    public func acknowledge(kind: AlertKind, postedBefore: Double = .infinity, at time: Double = AlertStore.now) throws(StoreError) -> Int {
         try database.run(
             "UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0 AND kind = ? AND posted_at < ?",
             [.real(time), .text(kind.rawValue), .real(postedBefore.isFinite ? postedBefore : Double.greatestFiniteMagnitude)])
@@ -252,7 +252,7 @@ public final class AlertStore {
 
     /// Acknowledges the alert with journal id `id`; returns whether it was unread.
     @discardableResult
-    public func acknowledge(id: Int64, at time: Double = AlertStore.now) throws(RelayError) -> Bool {
+    public func acknowledge(id: Int64, at time: Double = AlertStore.now) throws(StoreError) -> Bool {
         try database.run(
             "UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0 AND id = ?", [.real(time), .integer(id)])
         return database.changes > 0
@@ -260,13 +260,13 @@ public final class AlertStore {
 
     /// Acknowledges every unread alert (`ccrelay badge clear`); returns how many.
     @discardableResult
-    public func acknowledgeAll(at time: Double = AlertStore.now) throws(RelayError) -> Int {
+    public func acknowledgeAll(at time: Double = AlertStore.now) throws(StoreError) -> Int {
         try database.run("UPDATE alerts SET acknowledged = 1, acknowledged_at = ? WHERE acknowledged = 0", [.real(time)])
         return database.changes
     }
 
     /// The kinds that have an unread alert.
-    public func unreadKinds() throws(RelayError) -> Set<AlertKind> {
+    public func unreadKinds() throws(StoreError) -> Set<AlertKind> {
         var kinds: Set<AlertKind> = []
         try database.run("SELECT DISTINCT kind FROM alerts WHERE acknowledged = 0") { row in
             if let kind = AlertKind(rawValue: row.text(0)) { kinds.insert(kind) }
@@ -275,7 +275,7 @@ public final class AlertStore {
     }
 
     /// The unread count and whether a critical alert is among them.
-    public func badge() throws(RelayError) -> BadgeState {
+    public func badge() throws(StoreError) -> BadgeState {
         var state = BadgeState(count: 0, urgent: false)
         try database.run("SELECT count(*), coalesce(max(urgency), 0) FROM alerts WHERE acknowledged = 0") { row in
             state = BadgeState(count: Int(row.integer(0)), urgent: row.integer(1) >= Int64(Urgency.critical.rawValue))
@@ -284,7 +284,7 @@ public final class AlertStore {
     }
 
     /// The newest `limit` alerts (of `kind`, when given), newest first.
-    public func alerts(limit: Int, kind: AlertKind? = nil) throws(RelayError) -> [JournalEntry] {
+    public func alerts(limit: Int, kind: AlertKind? = nil) throws(StoreError) -> [JournalEntry] {
         var entries: [JournalEntry] = []
         let filter = kind == nil ? "" : "WHERE kind = ?"
         let values: [SQLiteValue] = (kind.map { [.text($0.rawValue)] } ?? []) + [.integer(Int64(max(0, limit)))]
@@ -323,7 +323,7 @@ public final class AlertStore {
     /// Remembers the live session, or forgets it (nil). Written after every
     /// keep-alive, so without an fsync (`synchronous = NORMAL`: safe against a
     /// crash, not a power cut, which at worst costs one quiet login).
-    public func saveSession(_ snapshot: SessionSnapshot?) throws(RelayError) {
+    public func saveSession(_ snapshot: SessionSnapshot?) throws(StoreError) {
         try database.execute("PRAGMA synchronous = NORMAL")
         defer { try? database.execute("PRAGMA synchronous = FULL") }
         guard let snapshot else {
@@ -338,7 +338,7 @@ public final class AlertStore {
     }
 
     /// The session last saved, if any.
-    public func savedSession() throws(RelayError) -> SessionSnapshot? {
+    public func savedSession() throws(StoreError) -> SessionSnapshot? {
         var snapshot: SessionSnapshot?
         try database.run("SELECT server, account, token, ip, interval, timeout, seq, deadline FROM session") { row in
             snapshot = SessionSnapshot(

@@ -32,11 +32,11 @@ final class SQLiteDatabase {
 
     /// Opens or creates `path`. The handle is closed by `close()` or deinit,
     /// also when opening fails (sqlite3_open_v2 hands one out even then).
-    init(path: String) throws(RelayError) {
+    init(path: String) throws(StoreError) {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let result = sqlite3_open_v2(path, &handle, flags, nil)
         guard result == SQLITE_OK else {
-            let error = RelayError("cannot open \(path): \(lastError)", cause: Self.cause(of: result & 0xff))
+            let error = StoreError("cannot open \(path): \(lastError)", cause: Self.cause(of: result & 0xff))
             close()
             throw error
         }
@@ -55,13 +55,13 @@ final class SQLiteDatabase {
     var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
 
     /// The last failure as an error, its cause read from SQLite's result code.
-    private func failure(_ text: String? = nil) -> RelayError {
+    private func failure(_ text: String? = nil) -> StoreError {
         let code = handle.map { sqlite3_errcode($0) & 0xff } ?? SQLITE_NOMEM
-        return RelayError(text ?? lastError, cause: Self.cause(of: code))
+        return StoreError(text ?? lastError, cause: Self.cause(of: code))
     }
 
     /// What a primary result code means for the file.
-    static func cause(of code: Int32) -> RelayError.Cause {
+    static func cause(of code: Int32) -> StoreError.Cause {
         switch code {
         case SQLITE_BUSY, SQLITE_LOCKED: .busy
         case SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_NOMEM, SQLITE_PROTOCOL,
@@ -73,7 +73,7 @@ final class SQLiteDatabase {
     }
 
     /// Runs one or more statements without parameters.
-    func execute(_ sql: String) throws(RelayError) {
+    func execute(_ sql: String) throws(StoreError) {
         var error: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
             let text = error.map { String(cString: $0) }
@@ -83,7 +83,7 @@ final class SQLiteDatabase {
     }
 
     /// Runs one statement with `values` bound; calls `row` for each result row.
-    func run(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) -> Void = { _ in }) throws(RelayError) {
+    func run(_ sql: String, _ values: [SQLiteValue] = [], row: (SQLiteRow) -> Void = { _ in }) throws(StoreError) {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw failure()
@@ -108,10 +108,10 @@ final class SQLiteDatabase {
     }
 
     /// The first column of the first row of a query.
-    func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(RelayError) -> Int64 {
+    func integer(_ sql: String, _ values: [SQLiteValue] = []) throws(StoreError) -> Int64 {
         var result: Int64?
         try run(sql, values) { if result == nil { result = $0.integer(0) } }
-        guard let result else { throw RelayError("no result for \(sql)") }
+        guard let result else { throw StoreError("no result for \(sql)") }
         return result
     }
 
@@ -123,7 +123,7 @@ final class SQLiteDatabase {
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE): all of it
     /// lands, or none of it, also when the process dies in the middle.
-    func transaction<T>(_ body: () throws(RelayError) -> T) throws(RelayError) -> T {
+    func transaction<T>(_ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

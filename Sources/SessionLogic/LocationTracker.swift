@@ -44,9 +44,6 @@ public struct LocationTracker<Fix: Sendable & Hashable>: Sendable {
         need = LocationNeed(mode: mode, server: .none)
     }
 
-    /// The alert shown now, if any.
-    public var shownAlert: AlertSubject? { alerting.shown }
-
     /// The daemon starts: a source when `mode` wants one from the start.
     public mutating func start() -> [LocationEffect] { update() }
 

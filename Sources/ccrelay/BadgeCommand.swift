@@ -80,7 +80,7 @@ enum BadgeCommand {
         try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
             let status = try await client.status()
             return BadgeState(count: Int(status.badge), urgent: status.urgent)
-        } disk: { store throws(RelayError) in
+        } disk: { store throws(StoreError) in
             try store.badge()
         }
     }
@@ -89,7 +89,7 @@ enum BadgeCommand {
         try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
             let reply = try await client.call("ClearBadge")
             return Int((try? reply.argument(0, as: UInt32.self)) ?? 0)
-        } disk: { store throws(RelayError) in
+        } disk: { store throws(StoreError) in
             try store.acknowledgeAll()
         }
     }
@@ -100,7 +100,7 @@ enum JournalFile {
     /// Asks the running daemon; when none runs (or there is no session bus),
     /// reads or changes the journal on disk directly.
     static func fromDaemonOrDisk<T>(
-        daemon: (ControlClient) async throws(ControlFailure) -> T, disk: (AlertStore) throws(RelayError) -> T
+        daemon: (ControlClient) async throws(ControlFailure) -> T, disk: (AlertStore) throws(StoreError) -> T
     ) async throws(ControlFailure) -> T {
         if let client = try? ControlClient.connect() {
             defer { client.close() }
@@ -111,7 +111,7 @@ enum JournalFile {
         return try open(disk)
     }
 
-    static func open<T>(_ body: (AlertStore) throws(RelayError) -> T) throws(ControlFailure) -> T {
+    static func open<T>(_ body: (AlertStore) throws(StoreError) -> T) throws(ControlFailure) -> T {
         do {
             let store = try AlertStore(path: AlertStore.defaultPath()) { Output.error($0) }
             return try body(store)

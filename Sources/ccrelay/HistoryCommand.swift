@@ -69,7 +69,7 @@ enum HistoryCommand {
         try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
             let all = try await client.alerts(limit: UInt32(kind == nil ? limit : ControlNames.listLimit))
             return Array(all.filter { kind == nil || $0.kind == kind }.prefix(limit))
-        } disk: { store throws(RelayError) in
+        } disk: { store throws(StoreError) in
             try store.alerts(limit: limit, kind: kind)
         }
     }

@@ -204,7 +204,7 @@ final class RecordingDesktop: DesktopFace {
     private(set) var announced: [String] = []
     private(set) var target: ControlTarget?
 
-    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (RelayError?) -> Void) {
+    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void) {
         self.target = target
         done(nil)
     }

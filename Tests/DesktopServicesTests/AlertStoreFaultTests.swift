@@ -38,23 +38,23 @@ import Testing
             try fill(disk)
             do {
                 let store = try AlertStore(path: path) { messages.append($0) }
-                var failure: RelayError?
+                var failure: StoreError?
                 for index in 0..<200 {
                     do { try store.record(alert(String(repeating: "x", count: 900) + "\(index)")) } catch {
-                        failure = error as? RelayError
+                        failure = error as? StoreError
                         break
                     }
                 }
                 #expect(failure?.cause == .unavailable, "a full disk: \(String(describing: failure))")
             } catch {
-                #expect((error as? RelayError)?.cause == .unavailable, "\(error)")
+                #expect((error as? StoreError)?.cause == .unavailable, "\(error)")
             }
             // Every later open — the daemon's or a CLI call's — keeps the file.
             for _ in 0..<3 {
                 do {
                     _ = try AlertStore(path: path) { messages.append($0) }
                 } catch {
-                    let cause = (error as? RelayError)?.cause
+                    let cause = (error as? StoreError)?.cause
                     #expect(cause == .unavailable || cause == .busy, "\(error)")
                 }
             }
@@ -77,9 +77,9 @@ import Testing
             var messages: [String] = []
             do {
                 let store = try AlertStore(path: path) { messages.append($0) }
-                #expect(throws: RelayError.self) { try store.record(self.alert("cannot be written")) }
+                #expect(throws: StoreError.self) { try store.record(self.alert("cannot be written")) }
             } catch {
-                #expect((error as? RelayError)?.cause == .unavailable, "\(error)")
+                #expect((error as? StoreError)?.cause == .unavailable, "\(error)")
             }
             #expect(!messages.contains { $0.contains("moved it to") }, "\(messages)")
             #expect(try run("/bin/mount", ["-o", "remount,rw", disk]).status == 0)

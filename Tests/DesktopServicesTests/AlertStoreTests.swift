@@ -209,7 +209,7 @@ import Testing
         defer { holder.stop() }
         #expect(holder.readLine() == "locked")
         let messages = LockedMessages()
-        #expect(throws: RelayError.self) { try AlertStore(path: path, busyTimeout: 100) { messages.append($0) } }
+        #expect(throws: StoreError.self) { try AlertStore(path: path, busyTimeout: 100) { messages.append($0) } }
         #expect(messages.all.isEmpty, "nothing moved aside: \(messages.all)")
         holder.stop()
         _ = holder.wait()

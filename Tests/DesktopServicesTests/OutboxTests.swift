@@ -35,7 +35,7 @@ import Testing
         try store.record(alert("kept"), forwardTo: { _ in ["t"] })
         // The outbox insert fails in the middle of the transaction (as a full disk would make it).
         try sqlite(path, "CREATE TRIGGER refuse BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'disk full'); END;")
-        #expect(throws: RelayError.self) { try store.record(self.alert("lost"), forwardTo: { _ in ["t"] }) }
+        #expect(throws: StoreError.self) { try store.record(self.alert("lost"), forwardTo: { _ in ["t"] }) }
         #expect(try store.alerts(limit: 10).map(\.title) == ["kept"], "no alert journaled without its outbox rows")
         try store.record(alert("not forwarded"))
         #expect(try store.alerts(limit: 10).map(\.title) == ["not forwarded", "kept"])

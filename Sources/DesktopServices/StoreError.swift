@@ -1,5 +1,5 @@
-/// An error of ccrelay (its state file, its daemon), said to the user as it is.
-public struct RelayError: Error, CustomStringConvertible, Sendable {
+/// An error of the alert store (alerts.db and its SQLite), said to the user as it is.
+public struct StoreError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure it is, which decides what to do about it.
     public enum Cause: Sendable, Hashable {
         /// Another process holds what was needed (a locked database): trying
