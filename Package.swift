@@ -33,16 +33,16 @@ let package = Package(
         .target(name: "CCProtocolAsync", dependencies: ["CCProtocol", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
         .target(name: "FileAccess", dependencies: ["EventLoop"]),
-        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "SessionLogic", "FileAccess", "EventLoop"]),
-        .target(name: "SessionLogic"),
+        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "CCRelayCore", "FileAccess", "EventLoop"]),
+        .target(name: "CCRelayCore"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
-        .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "SessionLogic", "CLinux", "CSQLite", "FileAccess"]),
-        .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "SessionLogic", "CCProtocol", "CLinux", "EventLoop"]),
+        .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "CCRelayCore", "CLinux", "CSQLite", "FileAccess"]),
+        .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "CLinux", "EventLoop"]),
         .executableTarget(
-            name: "ccrelay", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
+            name: "ccrelay", dependencies: ["DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
-            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "SessionLogic"]),
+            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CCRelayCore"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 
@@ -51,16 +51,16 @@ let package = Package(
         // The daemon shell's rules without a process (its bus face on a private bus).
         .testTarget(
             name: "DaemonShellTests",
-            dependencies: ["DaemonShell", "CCProtocol", "SessionLogic", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
+            dependencies: ["DaemonShell", "CCProtocol", "CCRelayCore", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
-        .testTarget(name: "SessionLogicTests", dependencies: ["SessionLogic"]),
+        .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
-        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "SessionLogic", "TestSupport", "CCurl", "EventLoop"]),
-        .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "SessionLogic", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "CCRelayCore", "TestSupport", "CCurl", "EventLoop"]),
+        .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBus", "DBusAsync", "DispatchLoop", "DesktopServices", "SessionLogic", "CCProtocol", "CCProtocolAsync", "TestSupport",
+                "DBus", "DBusAsync", "DispatchLoop", "DesktopServices", "CCRelayCore", "CCProtocol", "CCProtocolAsync", "TestSupport",
                 "CCurl", "CSQLite", "EventLoop",
             ]),
     ],
@@ -71,11 +71,11 @@ let package = Package(
 // which builds them with -sanitize=fuzzer: libFuzzer brings their main.
 if Context.environment["CCRELAY_FUZZ"] != nil {
     let fuzzTargets: [(String, [Target.Dependency])] = [
-        ("fuzz-reply", ["CCProtocol", "SessionLogic"]),
-        ("fuzz-config", ["SessionLogic"]),
-        ("fuzz-session", ["SessionLogic"]),
+        ("fuzz-reply", ["CCProtocol", "CCRelayCore"]),
+        ("fuzz-config", ["CCRelayCore"]),
+        ("fuzz-session", ["CCRelayCore"]),
         ("fuzz-dbus-value", ["DBus", "CDBus"]),
-        ("fuzz-restore", ["DesktopServices", "SessionLogic"]),
+        ("fuzz-restore", ["DesktopServices", "CCRelayCore"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -1,7 +1,7 @@
 import EventLoop
 import COpenSSL
 import FileAccess
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import SessionLogic
+import CCRelayCore
 
 /// Who is talking: sent in every login.
 public struct ClientInfo: Codable, Sendable, Hashable {

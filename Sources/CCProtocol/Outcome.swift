@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 /// Every way a CC/1 exchange can end, in the terms the state machine acts on.
 public enum Outcome: Sendable, Hashable {

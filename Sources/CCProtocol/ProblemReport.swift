@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 /// What went wrong with an exchange, for people and for scripts: `code` is
 /// stable (`last_error_code` in `ccrelay status --json`, every code listed

@@ -1,6 +1,6 @@
 import CCurl
 import EventLoop
-import SessionLogic
+import CCRelayCore
 
 /// What a relay target answered.
 public struct RelayAnswer: Sendable, Hashable {

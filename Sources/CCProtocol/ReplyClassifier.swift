@@ -1,6 +1,6 @@
 import CCurl
 import FoundationEssentials
-import SessionLogic
+import CCRelayCore
 
 /// Turns what came back from the server into an `Outcome`: pure functions
 /// of the status, the body and the transport result.

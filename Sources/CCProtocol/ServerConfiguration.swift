@@ -1,5 +1,5 @@
 import CCurl
-import SessionLogic
+import CCRelayCore
 
 /// Where and how to reach the CC server: the `[server]` and `[auth]` facts
 /// of the configuration that the client needs.

@@ -1,7 +1,7 @@
 import CCProtocol
 import DesktopServices
 import EventLoop
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import CCProtocol
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 
 /// The daemon's whole check of a configuration: the file (syntax, values,
 /// permissions), then what the CC/1 client needs from it (URL rules,

@@ -1,6 +1,6 @@
 import CCProtocol
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

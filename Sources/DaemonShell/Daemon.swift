@@ -2,7 +2,7 @@ import CCProtocol
 import DBus
 import EventLoop
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

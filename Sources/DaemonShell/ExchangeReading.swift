@@ -1,5 +1,5 @@
 import CCProtocol
-import SessionLogic
+import CCRelayCore
 
 /// A login's exchange read once, for everything the shell takes from it:
 /// the answer the state machine acts on, the grant, the problem `GetStatus`

@@ -1,7 +1,7 @@
 import CCProtocol
 import DBus
 import EventLoop
-import SessionLogic
+import CCRelayCore
 
 /// Location from GeoClue2 on the system bus: a client with the application
 /// ID as `DesktopId`, exact accuracy requested, thresholds for a keep-alive

@@ -1,6 +1,6 @@
 import DBus
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 
 /// Keeps the daemon's `AlertStore` usable through a full, read-only or
 /// failing disk: the daemon runs on without persistence, says so once per

@@ -1,7 +1,7 @@
 import CCProtocol
 import DBus
 import EventLoop
-import SessionLogic
+import CCRelayCore
 
 /// A source of location fixes: GeoClue2 on the system bus, or the Location
 /// portal on the session bus inside a sandbox. Started only while fixes are

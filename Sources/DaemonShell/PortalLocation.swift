@@ -1,7 +1,7 @@
 import CCProtocol
 import DBus
 import EventLoop
-import SessionLogic
+import CCRelayCore
 
 /// Location from the Location portal (`org.freedesktop.portal.Location`) on
 /// the session bus, the way a sandboxed (Flatpak) application gets it:

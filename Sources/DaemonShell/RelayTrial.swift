@@ -1,7 +1,7 @@
 import CCProtocol
 import DesktopServices
 import EventLoop
-import SessionLogic
+import CCRelayCore
 
 /// `ccrelay relay test [TARGET]`: a test message to each configured relay
 /// target (or the ones `TARGET` names: a service such as `ntfy`, or the

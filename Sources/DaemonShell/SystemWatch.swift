@@ -1,7 +1,7 @@
 import DBus
 import EventLoop
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 /// One alert waiting for a relay target (or delivered to it).
 public struct OutboxItem: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import EventLoop
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import FileAccess
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

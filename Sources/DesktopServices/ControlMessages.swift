@@ -1,5 +1,5 @@
 import DBus
-import SessionLogic
+import CCRelayCore
 
 /// The names of the daemon's D-Bus API (docs/design.md), shared by the daemon and the CLI.
 public enum ControlNames {

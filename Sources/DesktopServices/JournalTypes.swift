@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 /// One alert as the journal keeps it.
 public struct JournalEntry: Sendable, Hashable {

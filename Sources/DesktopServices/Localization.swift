@@ -1,5 +1,5 @@
 import CLinux
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

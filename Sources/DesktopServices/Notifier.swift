@@ -1,6 +1,6 @@
 import DBus
 import EventLoop
-import SessionLogic
+import CCRelayCore
 
 /// A client of the desktop's notification server
 /// (`org.freedesktop.Notifications`) that shows one bubble per alert kind.

@@ -2,7 +2,7 @@ import CCProtocol
 import EventLoop
 import DesktopServices
 import DaemonShell
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

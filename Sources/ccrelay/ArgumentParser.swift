@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 /// A usage error: the message, and the exit status 2 it leads to.
 struct UsageError: Error {

@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 import DesktopServices
 
 /// A subcommand: its name, one line for the overview, its usage text, the

@@ -1,7 +1,7 @@
 import DBus
 import DBusAsync
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 
 /// `ccrelay history`: the alert journal, newest first.
 enum HistoryCommand {

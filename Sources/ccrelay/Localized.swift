@@ -1,5 +1,5 @@
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 
 /// A message in the user's language (gettext; `make pot` extracts what this is called with).
 func localize(_ messageID: String) -> String { Localization.localize(messageID) }

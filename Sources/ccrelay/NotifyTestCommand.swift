@@ -4,7 +4,7 @@ import DispatchLoop
 import Dispatch
 import FoundationEssentials
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 
 /// `ccrelay notify-test`: shows one example of each alert kind through the
 /// desktop's notification server and reports what the server answered.

@@ -4,7 +4,7 @@ import DesktopServices
 import DispatchLoop
 import EventLoop
 import FileAccess
-import SessionLogic
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,7 +2,7 @@ import DBus
 import DBusAsync
 import DesktopServices
 import DispatchLoop
-import SessionLogic
+import CCRelayCore
 import Dispatch
 
 /// `ccrelay show`: what launching CC Relay does (the menu, the dock): the

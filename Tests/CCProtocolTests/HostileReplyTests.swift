@@ -1,7 +1,7 @@
 @testable import CCProtocol
 import CCurl
 import Foundation
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The reply classifier against hostile bodies and headers: every number

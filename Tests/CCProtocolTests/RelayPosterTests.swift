@@ -1,7 +1,7 @@
 @testable import CCProtocol
 import EventLoop
 import Foundation
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import CCProtocol
 import CCProtocolAsync
 import Foundation
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

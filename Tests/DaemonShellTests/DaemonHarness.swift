@@ -4,7 +4,7 @@ import DBus
 import DesktopServices
 import EventLoop
 import Foundation
-import SessionLogic
+import CCRelayCore
 
 /// The daemon shell on the embedded loop: virtual time, a scripted CC/1
 /// server, a desktop face that records what it is asked, a journal in a

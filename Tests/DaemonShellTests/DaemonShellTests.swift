@@ -1,7 +1,7 @@
 @testable import CCProtocol
 @testable import DaemonShell
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 import Testing
 import TestSupport
 

@@ -1,6 +1,6 @@
 @testable import CCProtocol
 @testable import DaemonShell
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The shell's reading of CC/1 exchanges, without a process: each exchange

@@ -3,7 +3,7 @@
 import DesktopServices
 import EventLoop
 import Foundation
-import SessionLogic
+import CCRelayCore
 import Testing
 import TestSupport
 

@@ -2,7 +2,7 @@
 @testable import DaemonShell
 import DesktopServices
 import Foundation
-import SessionLogic
+import CCRelayCore
 import Testing
 import TestSupport
 

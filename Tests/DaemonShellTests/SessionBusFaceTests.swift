@@ -4,7 +4,7 @@ import DBusAsync
 import DesktopServices
 import EventLoop
 import Foundation
-import SessionLogic
+import CCRelayCore
 import Testing
 import TestSupport
 

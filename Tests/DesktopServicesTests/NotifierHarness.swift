@@ -2,7 +2,7 @@ import DBus
 import DBusAsync
 import Foundation
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 import TestSupport
 
 /// A Notifier on its own connection to a test bus, recording its events and log.

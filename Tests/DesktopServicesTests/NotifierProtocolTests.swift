@@ -2,7 +2,7 @@ import DBus
 import DBusAsync
 import Foundation
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// alerts.db's outbox: queued with the journal entry, delivered oldest first

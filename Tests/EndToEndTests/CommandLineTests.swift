@@ -1,6 +1,6 @@
 import Foundation
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

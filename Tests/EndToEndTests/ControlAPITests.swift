@@ -1,6 +1,6 @@
 import Foundation
 import TestSupport
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The daemon's D-Bus API through the real CLI: status (plain, JSON, watch),

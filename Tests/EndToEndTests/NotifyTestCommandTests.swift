@@ -1,5 +1,5 @@
 import Foundation
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import DesktopServices
 import Foundation
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

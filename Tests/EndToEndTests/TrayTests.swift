@@ -1,6 +1,6 @@
 import DBus
 import Foundation
-import SessionLogic
+import CCRelayCore
 import TestSupport
 import Testing
 

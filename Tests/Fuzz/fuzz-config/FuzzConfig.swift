@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 // libFuzzer target: the configuration parser. Any bytes (as the file's
 // text) give a configuration or errors with a line inside the file, never a trap.

@@ -1,5 +1,5 @@
 @testable import CCProtocol
-import SessionLogic
+import CCRelayCore
 
 // libFuzzer target: the CC/1 reply classifier. Byte 0 picks the endpoint
 // and HTTP status, byte 1 how many of the following bytes are the

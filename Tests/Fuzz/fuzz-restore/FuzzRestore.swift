@@ -1,5 +1,5 @@
 import DesktopServices
-import SessionLogic
+import CCRelayCore
 
 // libFuzzer target: the store's restore path. A saved session with any
 // values (as a damaged or tampered alerts.db could hold) is either refused

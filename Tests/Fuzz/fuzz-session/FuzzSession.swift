@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 
 // libFuzzer target: `Session` driven by an event sequence decoded from the
 // input (events, server answers with any numbers, time steps), checking

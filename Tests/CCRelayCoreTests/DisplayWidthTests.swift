@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// Terminal columns, for the CLI's aligned tables in Chinese.

@@ -1,4 +1,4 @@
-@testable import SessionLogic
+@testable import CCRelayCore
 import Testing
 
 /// Issue 11's classes at the level of the pure state machine: hostile

@@ -1,4 +1,4 @@
-@testable import SessionLogic
+@testable import CCRelayCore
 import Testing
 
 /// Drives a `Session` on a virtual clock, firing its one timer like the daemon's timerfd.

@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The daemon's location rules on their own, as `Session` is tested: a

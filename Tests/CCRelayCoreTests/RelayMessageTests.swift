@@ -1,5 +1,5 @@
 import Foundation
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// `[relay]`: the targets and their checks, which alerts go out, and the

@@ -1,5 +1,5 @@
 import Foundation
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The alert table of docs/design.md, and the translations of every alert text.

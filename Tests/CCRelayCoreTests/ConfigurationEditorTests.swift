@@ -1,4 +1,4 @@
-@testable import SessionLogic
+@testable import CCRelayCore
 import Testing
 
 /// `ConfigurationEditor`, setup's writer: it changes only the keys it is

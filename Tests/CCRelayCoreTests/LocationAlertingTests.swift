@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// When location is used and when its problems become alerts (pure).

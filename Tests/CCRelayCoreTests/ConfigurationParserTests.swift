@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The keyfile parser of ccrelay.conf: every key, and every error with its line.

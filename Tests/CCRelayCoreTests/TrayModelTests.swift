@@ -1,4 +1,4 @@
-import SessionLogic
+import CCRelayCore
 import Testing
 
 /// The tray's look and menu for each state (issue 13): icon, Status, tooltip, entries.
