@@ -55,7 +55,7 @@ public final class Daemon {
     var lastProblem: ProblemReport?
     /// Malformed notices are logged once per run, not with every reply.
     private var droppedNoticesLogged = false
-    /// When this run started (wall clock): the first login after it proves credentials alerts of earlier runs over.
+    /// When this run started (wall clock): its first login proves credentials alerts of earlier runs over.
     private let startedAt = AlertStore.now
     private var loggedInThisRun = false
     private let device: String
@@ -445,12 +445,6 @@ public final class Daemon {
             // The campus session is back: what waited (a logout alert to an
             // internet target) goes out now.
             if state == .online { forwarder?.flush() }
-            // A login worked: the certificate, key and password a credentials alert of an earlier run
-            // blamed work now (this run's own expiry warning stays).
-            if state == .online, !loggedInThisRun {
-                loggedInThisRun = true
-                readAndClose(.credentials, postedBefore: startedAt)
-            }
         case .readyToSleep: systemWatch?.releaseSleepLock()
         }
     }
@@ -464,6 +458,13 @@ public final class Daemon {
                 self.token = grant.session
                 self.ip = grant.ip
                 self.serverAsks(grant.location)
+                // The first login of the run worked: the certificate, key and password a credentials
+                // alert of an earlier run blamed work now (this run's own expiry warning stays; a
+                // session carried on from the last run proves no login and closes nothing).
+                if !self.loggedInThisRun {
+                    self.loggedInThisRun = true
+                    self.readAndClose(.credentials, postedBefore: self.startedAt)
+                }
             }
             self.note(reading.problem, droppedNotices: reading.droppedNotices)
             self.handle(.loginAnswered(reading.answer))
