@@ -213,6 +213,20 @@ import Testing
         try? FileManager.default.removeItem(atPath: folder)
     }
 
+    /// issue 21: a plain http:// URL to a server that speaks TLS fails in a way that says
+    /// nothing to a student; the trial login adds the hint to use https://.
+    @Test func plainHTTPToATLSServerGetsTheHintToUseHTTPS() throws {
+        let pki = TestPKI.shared
+        let sim = try CCSimProcess()
+        let plain = sim.url.replacingOccurrences(of: "https://", with: "http://")
+        let result = try setup(["--server", plain, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                                "--ca-file", pki.caCertificate, "--yes", "--no-autostart"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("hint: if the server speaks TLS, use \(sim.url)"), "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: configPath))
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
     /// A value with a line break would write keys of its own (issue 20:
     /// `--interface $'lo\n[relay]\nwebhook = …'` wrote a forwarding target).
     @Test func aValueTheFileCannotHoldIsRefusedAndNothingIsWritten() throws {
