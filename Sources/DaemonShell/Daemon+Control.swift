@@ -159,7 +159,7 @@ extension Daemon: ControlTarget {
     func status() -> DaemonStatus {
         let remaining = session.remaining(at: now()).map { max(0, $0.components.seconds) }
         return DaemonStatus(
-            state: session.state.rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
+            state: DaemonState(session.state).rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
             ip: ip, server: configuration.serverURL, lastError: lastProblem?.sentence ?? "",
             lastErrorCode: lastProblem?.code ?? "",
             nextAttempt: session.nextAttempt(at: now()).map { Int64($0.components.seconds) },
@@ -185,7 +185,8 @@ extension Daemon: ControlTarget {
     func showStatus(setupCommand: Bool) {
         let status = self.status()
         var summary = StatusSummary(
-            state: status.state, ip: status.ip, remaining: status.remaining, unread: Int(status.badge), problem: status.lastError)
+            state: DaemonState(wireName: status.state), ip: status.ip, remaining: status.remaining, unread: Int(status.badge),
+            problem: status.lastError)
         summary.setupCommand = setupCommand
         desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localizer))
     }

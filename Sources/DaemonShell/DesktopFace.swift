@@ -132,7 +132,7 @@ final class SessionBusFace: DesktopFace {
     private func startTray() {
         let tray = TrayIcon(
             connection: bus,
-            facts: { [weak self] in self?.target.map(TrayFacts.init(of:)) ?? TrayFacts(state: "offline", ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []) },
+            facts: { [weak self] in self?.target.map(TrayFacts.init(of:)) ?? TrayFacts(state: .offline, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []) },
             perform: { [weak self] action in self?.perform(action) },
             activate: { [weak self] in self?.target?.showStatus() }, log: log)
         self.tray = tray

@@ -277,7 +277,7 @@ extension TrayFacts {
     init(of target: ControlTarget) {
         let status = target.status()
         self.init(
-            state: status.state, ip: status.ip, remaining: status.remaining, problem: status.lastError, unread: Int(status.badge),
+            state: DaemonState(wireName: status.state), ip: status.ip, remaining: status.remaining, problem: status.lastError, unread: Int(status.badge),
             urgent: status.urgent,
             recent: ((try? target.journal(limit: TrayModel.recentLimit)) ?? []).map { RecentAlert(id: $0.id, title: $0.title, unread: !$0.acknowledged) })
     }

@@ -192,7 +192,7 @@ public final class UnconfiguredDaemon: ControlTarget {
     }
 
     /// The state name (docs/design.md's states, and this one).
-    public static let state = "unconfigured"
+    public static let state = DaemonState.unconfigured.rawValue
 
     func clearBadge() throws(DBusError) -> UInt32 {
         let count = try journalKeeper.acknowledgeAll()
@@ -205,7 +205,7 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func showStatus(setupCommand: Bool) {
         let status = self.status()
-        var summary = StatusSummary(state: status.state, ip: "", remaining: nil, unread: Int(status.badge), problem: status.lastError)
+        var summary = StatusSummary(state: .unconfigured, ip: "", remaining: nil, unread: Int(status.badge), problem: status.lastError)
         summary.setupCommand = setupCommand
         desktop.post(AlertCatalogue.alert(for: .status(summary), localize: Localization.localizer))
     }

@@ -2,6 +2,7 @@ import DBus
 import DBusAsync
 import DispatchLoop
 import Dispatch
+import CCRelayCore
 import DesktopServices
 #if canImport(Glibc)
 import Glibc
@@ -109,14 +110,14 @@ enum LoginCommand {
             var status = try await client.status()
             var iterator = changes.makeAsyncIterator()
             while true {
-                switch status.state {
-                case "online":
+                switch DaemonState(rawValue: status.state) {
+                case .online?:
                     Output.out(status.ip.isEmpty ? localize("Logged in.") : fill(localize("Logged in (outside access for %s)."), status.ip))
                     return ExitStatus.ok
-                case "logged-out":
+                case .loggedOut?:
                     Output.error("login: " + fill(localize("the server refused: %s"), status.lastError.isEmpty ? "ccrelay history" : status.lastError))
                     return ExitStatus.failure
-                case "unconfigured":
+                case .unconfigured?:
                     Output.error("login: ccrelay is not set up: \(status.lastError)")
                     return ExitStatus.failure
                 default:

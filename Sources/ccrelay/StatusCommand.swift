@@ -1,6 +1,7 @@
 import DBus
 import DBusAsync
 import FoundationEssentials
+import CCRelayCore
 import DesktopServices
 
 /// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
@@ -71,7 +72,7 @@ enum StatusCommand {
         if !status.lastError.isEmpty {
             row(localize("last error"), Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
         }
-        if let next = status.nextAttempt, status.state != "online" {
+        if let next = status.nextAttempt, status.state != DaemonState.online.rawValue {
             row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
         }
         for relay in status.relays { row(localize("forwarding"), describeRelay(relay)) }
@@ -104,16 +105,16 @@ enum StatusCommand {
     static func line(_ status: DaemonStatus) -> String {
         var parts = [paintState(status.state), "badge \(status.badge)"]
         if let remaining = status.remaining { parts.append("\(duration(remaining)) left") }
-        if !status.lastError.isEmpty && status.state != "online" { parts.append(Output.printable(status.lastError)) }
+        if !status.lastError.isEmpty && status.state != DaemonState.online.rawValue { parts.append(Output.printable(status.lastError)) }
         return Style.dim(TimeText.clock()) + "  " + parts.joined(separator: "  ")
     }
 
     static func paintState(_ state: String) -> String {
-        switch state {
-        case "online": Style.green(state)
-        case "failing", "no-network", "logging-in": Style.yellow(state)
-        case "logged-out", "unconfigured": Style.red(state)
-        default: Output.printable(state)
+        switch DaemonState(rawValue: state) {
+        case .online?: Style.green(state)
+        case .failing?, .noNetwork?, .loggingIn?: Style.yellow(state)
+        case .loggedOut?, .unconfigured?: Style.red(state)
+        case .offline?, .sleeping?, nil: Output.printable(state)
         }
     }
 

@@ -3,45 +3,46 @@ import Testing
 
 /// The tray's look and menu for each state (issue 13): icon, Status, tooltip, entries.
 @Suite struct TrayModelTests {
-    func facts(_ state: String, unread: Int = 0, urgent: Bool = false, recent: [TrayFacts.RecentAlert] = [],
+    func facts(_ state: DaemonState, unread: Int = 0, urgent: Bool = false, recent: [TrayFacts.RecentAlert] = [],
                problem: String = "") -> TrayFacts {
         TrayFacts(state: state, ip: "10.1.2.3", remaining: 125, problem: problem, unread: unread, urgent: urgent, recent: recent)
     }
 
-    @Test func theIconAndStatusFollowTheState() {
+    @Test func theIconAndStatusFollowTheState() throws {
         let expected: [(String, String, String)] = [
             ("online", "online", "Active"), ("sleeping", "online", "Active"), ("logging-in", "online", "Active"),
             ("failing", "failing", "Active"), ("logged-out", "logged-out", "Active"), ("offline", "logged-out", "Active"),
             ("no-network", "no-network", "Active"), ("unconfigured", "setup", "Active"),
         ]
+        #expect(Set(expected.map(\.0)) == Set(DaemonState.allCases.map(\.rawValue)), "every state has its look")
         for (state, icon, status) in expected {
-            let look = TrayModel.look(facts(state), localize: .english)
+            let look = TrayModel.look(facts(try #require(DaemonState(rawValue: state))), localize: .english)
             #expect(look.iconName == "io.github.ccrelay.CCRelay-" + icon, "\(state)")
             #expect(look.status == status, "\(state)")
         }
     }
 
     @Test func anUnreadCriticalAlertNeedsAttentionInAnyState() {
-        #expect(TrayModel.look(facts("online", unread: 1, urgent: true), localize: .english).status == "NeedsAttention")
-        #expect(TrayModel.look(facts("logged-out", unread: 2, urgent: true), localize: .english).status == "NeedsAttention")
+        #expect(TrayModel.look(facts(.online, unread: 1, urgent: true), localize: .english).status == "NeedsAttention")
+        #expect(TrayModel.look(facts(.loggedOut, unread: 2, urgent: true), localize: .english).status == "NeedsAttention")
         // Never Passive (issue 21): XFCE's systray hid the icon, and Log out, Clear badge and Quit with it.
-        #expect(TrayModel.look(facts("online", unread: 3, urgent: false), localize: .english).status == "Active")
-        #expect(TrayModel.look(facts("online"), localize: .english).status == "Active")
+        #expect(TrayModel.look(facts(.online, unread: 3, urgent: false), localize: .english).status == "Active")
+        #expect(TrayModel.look(facts(.online), localize: .english).status == "Active")
     }
 
     @Test func theTooltipSaysTheStateTheTimeLeftTheProblemAndTheUnreadCount() {
-        let online = TrayModel.look(facts("online", unread: 2), localize: .english)
+        let online = TrayModel.look(facts(.online, unread: 2), localize: .english)
         // LXQt shows the title alone (issue 21): the state is in it.
         #expect(online.tooltipTitle == "CC Relay — Online (10.1.2.3)")
         #expect(online.tooltipBody == "Online (10.1.2.3)\n2 min 05 s left before the server logs this computer out\n2 unread alerts")
-        #expect(TrayModel.look(facts("online", unread: 1), localize: .english).tooltipBody.hasSuffix("\n1 unread alert"), "one alert, not one alerts")
-        let out = TrayModel.look(facts("logged-out", problem: "The server refused the certificate."), localize: .english)
+        #expect(TrayModel.look(facts(.online, unread: 1), localize: .english).tooltipBody.hasSuffix("\n1 unread alert"), "one alert, not one alerts")
+        let out = TrayModel.look(facts(.loggedOut, problem: "The server refused the certificate."), localize: .english)
         #expect(out.tooltipBody == "Logged out\nThe server refused the certificate.")
     }
 
     @Test func theMenuHasTheStateLoginOrLogoutClearBadgeTheNewestAlertsSetUpAndQuit() {
         let recent = (1...7).map { TrayFacts.RecentAlert(id: Int64(100 - $0), title: "alert_\($0)", unread: $0 <= 2) }
-        let menu = TrayModel.menu(facts("online", unread: 2, recent: recent), localize: .english)
+        let menu = TrayModel.menu(facts(.online, unread: 2, recent: recent), localize: .english)
         let labels = menu.filter { !$0.isSeparator }.map(\.label)
         #expect(labels == ["Online (10.1.2.3)", "Log out", "Clear badge (2)", "● alert__1", "● alert__2", "    alert__3",
                            "    alert__4", "    alert__5", "Set up…", "Quit CC Relay"])
@@ -49,10 +50,10 @@ import Testing
         #expect(menu.first { $0.label == "● alert__1" }?.action == .acknowledge(99))
         #expect(menu.first { $0.label == "    alert__3" }?.enabled == false, "an acknowledged alert has nothing to do")
         #expect(Set(menu.map(\.id)).count == menu.count, "ids are unique")
-        let out = TrayModel.menu(facts("logged-out"), localize: .english)
+        let out = TrayModel.menu(facts(.loggedOut), localize: .english)
         #expect(out.first { $0.id == 3 }?.label == "Log in" && out.first { $0.id == 3 }?.action == .login)
         #expect(out.first { $0.id == 4 }?.enabled == false, "nothing to clear")
-        let unconfigured = TrayModel.menu(facts("unconfigured"), localize: .english)
+        let unconfigured = TrayModel.menu(facts(.unconfigured), localize: .english)
         #expect(unconfigured.first { $0.id == 3 }?.enabled == false, "no login without a configuration")
         #expect(unconfigured.contains { $0.action == .setUp && $0.enabled })
     }

@@ -135,7 +135,7 @@ import Testing
     @Test func everyIconTheTrayNamesShips() {
         let icons = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("resources/icons/hicolor/scalable/status").path
-        for state in ["online", "failing", "logged-out", "offline", "no-network", "sleeping", "logging-in", "unconfigured"] {
+        for state in DaemonState.allCases {
             let name = TrayModel.look(
                 TrayFacts(state: state, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []), localize: .english).iconName
             #expect(FileManager.default.fileExists(atPath: "\(icons)/\(name).svg"), "\(state): \(name)")

@@ -41,8 +41,7 @@ public enum AlertSubject: Sendable, Hashable {
 
 /// The facts of the status bubble.
 public struct StatusSummary: Sendable, Hashable {
-    /// A state name of `ccrelay status` (`online`, `failing`, … `unconfigured`).
-    public var state: String
+    public var state: DaemonState
     public var ip: String
     /// Seconds until the server logs the session out, when there is one.
     public var remaining: Int64?
@@ -52,7 +51,7 @@ public struct StatusSummary: Sendable, Hashable {
     /// Say the command that sets ccrelay up or changes its settings ("Set up…" found no terminal).
     public var setupCommand = false
 
-    public init(state: String, ip: String, remaining: Int64?, unread: Int, problem: String) {
+    public init(state: DaemonState, ip: String, remaining: Int64?, unread: Int, problem: String) {
         self.state = state
         self.ip = ip
         self.remaining = remaining
@@ -254,32 +253,32 @@ public enum AlertCatalogue {
         var lines: [String] = []
         var actions: [AlertAction] = []
         switch summary.state {
-        case "online":
+        case .online:
             lines.append(fill(localize("Online: outside access for %s."), summary.ip.isEmpty ? "?" : summary.ip))
             actions.append(AlertAction(key: AlertAction.logoutKey, label: localize("Log out")))
-        case "failing":
+        case .failing:
             lines.append(fill(localize("Keep-alives are failing; the session ends in %s s unless one gets through."),
                               "\(summary.remaining ?? 0)"))
             actions.append(AlertAction(key: AlertAction.logoutKey, label: localize("Log out")))
-        case "logging-in":
+        case .loggingIn:
             lines.append(localize("Logging in…"))
-        case "no-network":
+        case .noNetwork:
             lines.append(localize("No network: waiting for it to come back."))
-        case "sleeping":
+        case .sleeping:
             lines.append(localize("The computer is going to sleep."))
-        case "unconfigured":
+        case .unconfigured:
             lines.append(localize("Not set up yet: run ccrelay setup in a terminal, or choose Set up…"))
             actions.append(AlertAction(key: AlertAction.setUpKey, label: localize("Set up…")))
-        case "logged-out":
+        case .loggedOut:
             lines.append(localize("Logged out of the campus network."))
             actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))
         default:
             lines.append(localize("Not logged in."))
             actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))
         }
-        if !summary.problem.isEmpty && summary.state != "online" { lines.append(summary.problem) }
+        if !summary.problem.isEmpty && summary.state != .online { lines.append(summary.problem) }
         if summary.setupCommand {
-            lines.append(summary.state == "unconfigured"
+            lines.append(summary.state == .unconfigured
                 ? localize("No terminal could be opened: run ccrelay setup in one.")
                 : localize("No terminal could be opened: to change the settings, run ccrelay setup --edit in one."))
         }
@@ -306,7 +305,7 @@ public enum AlertCatalogue {
         .backOnline,
         .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
         .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
-        .status(StatusSummary(state: "online", ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
+        .status(StatusSummary(state: .online, ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
     ]
 
     /// Every credential problem, for checking that every text has a translation.

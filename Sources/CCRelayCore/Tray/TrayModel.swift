@@ -1,8 +1,7 @@
 /// What the tray shows, as facts: the daemon's state, the unread badge and
 /// the newest alerts.
 public struct TrayFacts: Sendable, Hashable {
-    /// A state name of `ccrelay status` (`online`, `failing`, … `unconfigured`).
-    public var state: String
+    public var state: DaemonState
     public var ip: String
     /// Seconds until the server logs the session out, when there is one.
     public var remaining: Int64?
@@ -14,7 +13,7 @@ public struct TrayFacts: Sendable, Hashable {
     /// The newest alerts, newest first (at most `TrayModel.recentLimit` are shown).
     public var recent: [RecentAlert]
 
-    public init(state: String, ip: String, remaining: Int64?, problem: String, unread: Int, urgent: Bool, recent: [RecentAlert]) {
+    public init(state: DaemonState, ip: String, remaining: Int64?, problem: String, unread: Int, urgent: Bool, recent: [RecentAlert]) {
         self.state = state
         self.ip = ip
         self.remaining = remaining
@@ -90,18 +89,18 @@ public enum TrayModel {
     public static func look(_ facts: TrayFacts, localize: Localizer) -> TrayLook {
         let icon =
             switch facts.state {
-            case "online", "sleeping", "logging-in": "online"
-            case "failing": "failing"
-            case "no-network": "no-network"
-            case "unconfigured": "setup"
-            default: "logged-out"
+            case .online, .sleeping, .loggingIn: "online"
+            case .failing: "failing"
+            case .noNetwork: "no-network"
+            case .unconfigured: "setup"
+            case .offline, .loggedOut: "logged-out"
             }
         let status = facts.urgent && facts.unread > 0 ? "NeedsAttention" : "Active"
         var lines = [stateLine(facts, localize: localize)]
-        if let remaining = facts.remaining, facts.state == "online" || facts.state == "failing" {
+        if let remaining = facts.remaining, facts.state == .online || facts.state == .failing {
             lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
         }
-        if !facts.problem.isEmpty && facts.state != "online" { lines.append(facts.problem) }
+        if !facts.problem.isEmpty && facts.state != .online { lines.append(facts.problem) }
         if facts.unread > 0 { lines.append(localize.plural("%s unread alert", "%s unread alerts", count: facts.unread)) }
         return TrayLook(
             // The state in the title too: LXQt's tooltip shows only the title.
@@ -114,9 +113,9 @@ public enum TrayModel {
     public static func menu(_ facts: TrayFacts, localize: Localizer) -> [TrayMenuItem] {
         var items = [TrayMenuItem(id: 1, label: stateLine(facts, localize: localize), enabled: false), separator(2)]
         switch facts.state {
-        case "online", "failing", "logging-in":
+        case .online, .failing, .loggingIn:
             items.append(TrayMenuItem(id: 3, label: localize("Log out"), action: .logout))
-        case "unconfigured":
+        case .unconfigured:
             items.append(TrayMenuItem(id: 3, label: localize("Log in"), enabled: false, action: .login))
         default:
             items.append(TrayMenuItem(id: 3, label: localize("Log in"), action: .login))
@@ -141,14 +140,14 @@ public enum TrayModel {
 
     static func stateLine(_ facts: TrayFacts, localize: Localizer) -> String {
         switch facts.state {
-        case "online": AlertCatalogue.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
-        case "failing": localize("Keep-alives failing")
-        case "logging-in": localize("Logging in…")
-        case "no-network": localize("No network")
-        case "sleeping": localize("Asleep")
-        case "unconfigured": localize("Not set up yet")
-        case "logged-out": localize("Logged out")
-        default: localize("Not logged in")
+        case .online: AlertCatalogue.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
+        case .failing: localize("Keep-alives failing")
+        case .loggingIn: localize("Logging in…")
+        case .noNetwork: localize("No network")
+        case .sleeping: localize("Asleep")
+        case .unconfigured: localize("Not set up yet")
+        case .loggedOut: localize("Logged out")
+        case .offline: localize("Not logged in")
         }
     }
 
