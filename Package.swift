@@ -33,16 +33,17 @@ let package = Package(
         .target(name: "CCProtocolAsync", dependencies: ["CCProtocol", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
         .target(name: "FileAccess", dependencies: ["EventLoop"]),
-        .target(name: "CCProtocol", dependencies: ["CCurl", "COpenSSL", "CCRelayCore", "FileAccess", "EventLoop"]),
+        .target(name: "CurlTransport", dependencies: ["CCurl", "CCRelayCore", "EventLoop"]),
+        .target(name: "CCProtocol", dependencies: ["CurlTransport", "CCurl", "COpenSSL", "CCRelayCore", "FileAccess", "EventLoop"]),
         .target(name: "CCRelayCore"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
         .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "CCRelayCore", "CLinux", "CSQLite", "FileAccess"]),
-        .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "CLinux", "EventLoop"]),
+        .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "CurlTransport", "CLinux", "EventLoop"]),
         .executableTarget(
             name: "ccrelay", dependencies: ["DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
-            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CCRelayCore"]),
+            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 
@@ -51,11 +52,11 @@ let package = Package(
         // The daemon shell's rules without a process (its bus face on a private bus).
         .testTarget(
             name: "DaemonShellTests",
-            dependencies: ["DaemonShell", "CCProtocol", "CCRelayCore", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
+            dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
-        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "CCRelayCore", "TestSupport", "CCurl", "EventLoop"]),
+        .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "CurlTransport", "CCRelayCore", "TestSupport", "CCurl", "EventLoop"]),
         .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",

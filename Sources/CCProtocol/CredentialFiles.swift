@@ -1,3 +1,4 @@
+import CurlTransport
 import EventLoop
 import COpenSSL
 import FileAccess

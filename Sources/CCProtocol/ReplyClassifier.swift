@@ -1,3 +1,4 @@
+import CurlTransport
 import CCurl
 import FoundationEssentials
 import CCRelayCore

@@ -1,3 +1,4 @@
+import CurlTransport
 import CCurl
 import CCRelayCore
 
@@ -43,22 +44,6 @@ public struct ServerConfiguration: Sendable, Hashable {
     }
 }
 
-/// A configuration the client refuses, with the reason and the fix.
-public struct ClientConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var message: String
-    /// The configuration key at fault (`group.key`, such as `auth.key`), so
-    /// that the message can name its line.
-    public var key: String?
-    public init(_ message: String, key: String? = nil) {
-        self.message = message
-        self.key = key
-    }
-    public var description: String { message }
-
-    /// A problem with `[server] url`.
-    static func url(_ message: String) -> ClientConfigurationError { ClientConfigurationError(message, key: "server.url") }
-}
-
 /// The parts of the server URL the client checks.
 struct ServerURL {
     var scheme: String
@@ -100,5 +85,9 @@ struct ServerURL {
         }
         base = text.hasSuffix("/") ? text : text + "/"
     }
+}
 
+extension ClientConfigurationError {
+    /// A problem with `[server] url`.
+    static func url(_ message: String) -> ClientConfigurationError { ClientConfigurationError(message, key: "server.url") }
 }

@@ -1,3 +1,4 @@
+import CurlTransport
 import CCProtocol
 import DBus
 import EventLoop

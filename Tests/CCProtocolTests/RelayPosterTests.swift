@@ -1,4 +1,5 @@
 @testable import CCProtocol
+import CurlTransport
 import EventLoop
 import Foundation
 import CCRelayCore

@@ -6,16 +6,16 @@ import Glibc
 /// One libcurl easy handle: keeps its TLS session between requests (its
 /// connection is kept by the multi handle it runs in). Not thread-safe: the
 /// `CCClient` owning it uses it on its loop.
-final class CurlEasy {
-    let handle: UnsafeMutableRawPointer
+public final class CurlEasy {
+    public let handle: UnsafeMutableRawPointer
     private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
 
     /// libcurl's global setup, once per process, before the first handle.
     private static let globalSetup: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    static func setUpGlobally() { globalSetup }
+    public static func setUpGlobally() { globalSetup }
 
-    init() {
+    public init() {
         Self.setUpGlobally()
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init failed: out of memory") }
         self.handle = handle
@@ -26,19 +26,19 @@ final class CurlEasy {
 
     /// The funnel for `curl_easy_setopt`: a refused option is a configuration
     /// error naming the option, never silently ignored.
-    func set(_ option: CURLoption, _ value: Int, _ what: String) throws(ClientConfigurationError) {
+    public func set(_ option: CURLoption, _ value: Int, _ what: String) throws(ClientConfigurationError) {
         try check(ccurl_setopt_long(handle, option, value), what)
     }
 
-    func set(_ option: CURLoption, _ value: String?, _ what: String) throws(ClientConfigurationError) {
+    public func set(_ option: CURLoption, _ value: String?, _ what: String) throws(ClientConfigurationError) {
         try check(ccurl_setopt_string(handle, option, value), what)
     }
 
-    func set(_ option: CURLoption, list: UnsafeMutablePointer<curl_slist>?, _ what: String) throws(ClientConfigurationError) {
+    public func set(_ option: CURLoption, list: UnsafeMutablePointer<curl_slist>?, _ what: String) throws(ClientConfigurationError) {
         try check(ccurl_setopt_slist(handle, option, list), what)
     }
 
-    func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?, _ what: String) throws(ClientConfigurationError) {
+    public func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?, _ what: String) throws(ClientConfigurationError) {
         try check(ccurl_setopt_pointer(handle, option, pointer), what)
     }
 
@@ -47,7 +47,7 @@ final class CurlEasy {
     /// environment says), no redirects, no signals, only `scheme`, and TLS 1.2
     /// or newer with the peer and its name verified against `caFile` (the
     /// system's store when nil).
-    func setStrictTransport(scheme: String, caFile: String?, caFileName: String, userAgent: String) throws(ClientConfigurationError) {
+    public func setStrictTransport(scheme: String, caFile: String?, caFileName: String, userAgent: String) throws(ClientConfigurationError) {
         try set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
         try set(CURLOPT_PROXY, "", "disabling proxies")
         try set(CURLOPT_NOPROXY, "*", "disabling proxies")
@@ -70,14 +70,14 @@ final class CurlEasy {
     }
 
     /// The detail libcurl wrote for the last failure, or its generic text.
-    func failureText(_ code: CURLcode) -> String {
+    public func failureText(_ code: CURLcode) -> String {
         let detail = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
     }
 
-    func clearError() { errorBuffer[0] = 0 }
+    public func clearError() { errorBuffer[0] = 0 }
 
-    func info(_ item: CURLINFO) -> Int {
+    public func info(_ item: CURLINFO) -> Int {
         var value = 0
         _ = ccurl_getinfo_long(handle, item, &value)
         return value
@@ -87,7 +87,7 @@ final class CurlEasy {
 /// libcurl's open-socket function for plain-http requests: a socket only
 /// for an address of this computer (127.0.0.0/8, ::1, or ::ffff:127.x);
 /// any other address fails the connection (CURL_SOCKET_BAD) before a byte is sent.
-let openLoopbackSocketOnly: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
+public let openLoopbackSocketOnly: @convention(c) (UnsafeMutableRawPointer?, curlsocktype, UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t = {
     _, _, address in
     guard let address else { return -1 }
     let family = address.pointee.family

@@ -10,14 +10,14 @@ import EventLoop
 /// Confinement: used only on `loop`. Ownership: the multi handle's socket
 /// and timer data point at this object unretained; `deinit` cleans the
 /// handle up (its connections close) before the object goes.
-final class CurlMulti {
-    let loop: any EventScheduler
+public final class CurlMulti {
+    public let loop: any EventScheduler
     private let handle: UnsafeMutableRawPointer
     private var sockets: [curl_socket_t: any IOWatch] = [:]
     private var timer: (any LoopTimer)?
     private var transfers: [UnsafeMutableRawPointer: (CURLcode) -> Void] = [:]
 
-    init(loop: any EventScheduler) {
+    public init(loop: any EventScheduler) {
         loop.preconditionIsCurrent("libcurl's multi handle")
         self.loop = loop
         CurlEasy.setUpGlobally()
@@ -39,14 +39,11 @@ final class CurlMulti {
     }
 
     /// Starts `easy`'s transfer; `done` runs on the loop with its result (never before this returns).
-    func start(_ easy: CurlEasy, done: @escaping (CURLcode) -> Void) -> Bool {
+    public func start(_ easy: CurlEasy, done: @escaping (CURLcode) -> Void) -> Bool {
         guard curl_multi_add_handle(handle, easy.handle) == CURLM_OK else { return false }
         transfers[easy.handle] = done
         return true
     }
-
-    /// How many transfers are in flight.
-    var inFlight: Int { transfers.count }
 
     fileprivate func socket(_ socket: curl_socket_t, wants what: Int32) {
         let events: IOEvents =

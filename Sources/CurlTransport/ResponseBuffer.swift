@@ -1,29 +1,29 @@
 /// Collects a reply: its body up to a limit, and from its head the status
 /// and the headers ccrelay reads (through libcurl's header function, which
 /// every libcurl since 7.10 has).
-final class ResponseBuffer {
-    let limit: Int
-    var bytes: [UInt8] = []
+public final class ResponseBuffer {
+    public let limit: Int
+    public var bytes: [UInt8] = []
     /// The body went past `limit`: the transfer was stopped there.
-    var overflowed = false
+    public var overflowed = false
     /// The status of the final head (after any 1xx interim one); 0 before a status line came.
-    var status = 0
+    public var status = 0
     /// Every header of the final head has come: the status is the answer,
     /// whatever becomes of the body.
-    var headComplete = false
+    public var headComplete = false
     /// `Retry-After`, as sent (at most 64 characters).
-    var retryAfter: String?
+    public var retryAfter: String?
     /// The head's size so far, across every interim head.
-    var headBytes = 0
+    public var headBytes = 0
     /// The most a head may take before the transfer is stopped.
-    static let headLimit = 64 << 10
+    public static let headLimit = 64 << 10
 
-    init(limit: Int) {
+    public init(limit: Int) {
         self.limit = limit
     }
 
     /// One header line (status line, header, or the blank line that ends the head).
-    func takeHeaderLine(_ line: String) {
+    public func takeHeaderLine(_ line: String) {
         if line.hasPrefix("HTTP/") {
             let words = line.split(separator: " ")
             status = words.count > 1 ? Int(words[1].prefix(3)) ?? 0 : 0
@@ -41,7 +41,7 @@ final class ResponseBuffer {
 /// libcurl's write function: appends to the `ResponseBuffer` in the write
 /// data; once the reply exceeds its limit, stops the transfer (returns 0):
 /// nothing past the limit is ever read.
-let appendToResponseBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+public let appendToResponseBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, context in
     guard let data, let context else { return 0 }
     let buffer = Unmanaged<ResponseBuffer>.fromOpaque(context).takeUnretainedValue()
@@ -56,7 +56,7 @@ let appendToResponseBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
 
 /// libcurl's header function: hands each header line to the
 /// `ResponseBuffer` in the header data; a head over 64 KiB stops the transfer.
-let takeResponseHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+public let takeResponseHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     data, size, count, context in
     guard let data, let context else { return 0 }
     let buffer = Unmanaged<ResponseBuffer>.fromOpaque(context).takeUnretainedValue()
