@@ -37,10 +37,11 @@ let package = Package(
         .target(name: "CCProtocol", dependencies: ["CurlTransport", "CCurl", "COpenSSL", "CCRelayCore", "FileAccess", "EventLoop"]),
         .target(name: "CCRelayCore"),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
-        .target(name: "DesktopServices", dependencies: ["DBus", "EventLoop", "CCRelayCore", "CLinux", "CSQLite", "FileAccess"]),
-        .target(name: "DaemonShell", dependencies: ["DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "CurlTransport", "CLinux", "EventLoop"]),
+        .target(name: "AlertJournal", dependencies: ["CCRelayCore", "CSQLite", "EventLoop"]),
+        .target(name: "DesktopServices", dependencies: ["AlertJournal", "DBus", "EventLoop", "CCRelayCore", "CLinux", "FileAccess"]),
+        .target(name: "DaemonShell", dependencies: ["AlertJournal", "DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "CurlTransport", "CLinux", "EventLoop"]),
         .executableTarget(
-            name: "ccrelay", dependencies: ["DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
+            name: "ccrelay", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
             name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore"]),
@@ -52,16 +53,16 @@ let package = Package(
         // The daemon shell's rules without a process (its bus face on a private bus).
         .testTarget(
             name: "DaemonShellTests",
-            dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
+            dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "AlertJournal", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "CurlTransport", "CCRelayCore", "TestSupport", "CCurl", "EventLoop"]),
-        .testTarget(name: "DesktopServicesTests", dependencies: ["DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
+        .testTarget(name: "DesktopServicesTests", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "DBus", "DBusAsync", "DispatchLoop", "DesktopServices", "CCRelayCore", "CCProtocol", "CCProtocolAsync", "TestSupport",
+                "DBus", "DBusAsync", "DispatchLoop", "AlertJournal", "DesktopServices", "CCRelayCore", "CCProtocol", "CCProtocolAsync", "TestSupport",
                 "CCurl", "CSQLite", "EventLoop",
             ]),
     ],
@@ -76,7 +77,7 @@ if Context.environment["CCRELAY_FUZZ"] != nil {
         ("fuzz-config", ["CCRelayCore"]),
         ("fuzz-session", ["CCRelayCore"]),
         ("fuzz-dbus-value", ["DBus", "CDBus"]),
-        ("fuzz-restore", ["DesktopServices", "CCRelayCore"]),
+        ("fuzz-restore", ["AlertJournal", "CCRelayCore"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

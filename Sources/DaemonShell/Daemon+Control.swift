@@ -1,3 +1,4 @@
+import AlertJournal
 import CCProtocol
 import DBus
 import EventLoop

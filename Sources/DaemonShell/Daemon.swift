@@ -1,3 +1,4 @@
+import AlertJournal
 import CurlTransport
 import CCProtocol
 import DBus

@@ -1,3 +1,4 @@
+import AlertJournal
 import DBus
 import DesktopServices
 

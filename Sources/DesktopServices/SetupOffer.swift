@@ -1,3 +1,5 @@
+import AlertJournal
+
 /// The file that remembers a fresh install's one offer to set up (beside
 /// the journal): the autostart entry starts the daemon without a
 /// configuration only until the offer was made, and the daemon makes it once.

@@ -1,4 +1,5 @@
 @testable import CCProtocol
+import AlertJournal
 import CurlTransport
 import DBus
 @testable import DaemonShell

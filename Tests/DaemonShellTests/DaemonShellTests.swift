@@ -1,5 +1,6 @@
 @testable import CCProtocol
 @testable import DaemonShell
+import AlertJournal
 import DesktopServices
 import CCRelayCore
 import Testing

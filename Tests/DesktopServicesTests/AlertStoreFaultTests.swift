@@ -1,3 +1,4 @@
+import AlertJournal
 import Foundation
 import DesktopServices
 import CCRelayCore

@@ -1,4 +1,4 @@
-import DesktopServices
+import AlertJournal
 import CCRelayCore
 
 // libFuzzer target: the store's restore path. A saved session with any
