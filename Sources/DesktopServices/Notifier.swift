@@ -70,23 +70,11 @@ public final class Notifier: @unchecked Sendable {
     private let desktopEntry: String
     private let log: (String) -> Void
 
-    private enum Slot {
-        case shown(id: UInt32)
-        /// A Notify call is under way; what to do when it answers.
-        case sending(previousID: UInt32, next: Alert?, closeWhenShown: Bool)
-    }
-    private var slots: [AlertKind: Slot] = [:]
-    /// Bubbles an earlier run showed, adopted before the first server was known.
-    private var inherited: [AlertKind: UInt32] = [:]
-    private var owners: [UInt32: AlertKind] = [:]
-    private var activationTokens: [UInt32: String] = [:]
-    private var waiting: [AlertKind: Alert] = [:]
-    private var waitingOrder: [AlertKind] = []
+    /// The slots, what waits, whose ids, which closes: the rules, apart from D-Bus.
+    private var book = NotificationSlots()
     private var owner: String?
     /// False until the bus has said whether anyone owns the name.
     private var ownerKnown = false
-    /// Ids this notifier asked the server to close, until their NotificationClosed.
-    private var closing: Set<UInt32> = []
     /// The bus can start a server for the name (a service file; nil until it
     /// has said), and one is being started.
     private var activatable: Bool?
@@ -138,8 +126,8 @@ public final class Notifier: @unchecked Sendable {
     /// Shows `alert` in its kind's slot, replacing that kind's bubble.
     public func post(_ alert: Alert) {
         connection.loop.preconditionIsCurrent()
-        guard let server else {
-            if waiting.updateValue(alert, forKey: alert.kind) == nil { waitingOrder.append(alert.kind) }
+        let steps = book.post(alert, serverKnown: server != nil)
+        guard server != nil else {
             if ownerKnown && owner == nil {
                 // While the bus has not said whether it can start one, its answer decides.
                 switch activatable {
@@ -151,14 +139,7 @@ public final class Notifier: @unchecked Sendable {
             onEvent?(.queued(alert.kind))
             return
         }
-        switch slots[alert.kind] {
-        case .sending(let previousID, _, _):
-            slots[alert.kind] = .sending(previousID: previousID, next: alert, closeWhenShown: false)
-        case .shown(let id):
-            send(alert, replacing: id, to: server)
-        case nil:
-            send(alert, replacing: 0, to: server)
-        }
+        perform(steps)
     }
 
     /// Takes over the bubble `id` that an earlier run of the daemon showed
@@ -168,35 +149,13 @@ public final class Notifier: @unchecked Sendable {
     /// ids only if a server is there when this run starts.
     public func adopt(_ kind: AlertKind, shownAs id: UInt32) {
         connection.loop.preconditionIsCurrent()
-        guard id != 0, slots[kind] == nil, waiting[kind] == nil else { return }
-        if ownerKnown { slots[kind] = .shown(id: id) } else { inherited[kind] = id }
+        book.adopt(kind, shownAs: id, serverKnown: ownerKnown)
     }
-
 
     /// Closes the bubble of `kind`, if one is shown or on its way.
     public func close(_ kind: AlertKind) {
         connection.loop.preconditionIsCurrent()
-        if waiting.removeValue(forKey: kind) != nil { waitingOrder.removeAll { $0 == kind } }
-        if let id = inherited.removeValue(forKey: kind) {
-            // An earlier run's bubble, closed before this run knows the server: it is that server's.
-            let call = Message.methodCall(
-                destination: Self.busName, path: Self.path, interface: Self.interface, member: "CloseNotification",
-                body: [.uint32(id)])
-            return connection.call(call, timeout: .seconds(5)) { _ in }
-        }
-        switch slots[kind] {
-        case .sending(let previousID, _, _):
-            slots[kind] = .sending(previousID: previousID, next: nil, closeWhenShown: true)
-        case .shown(let id):
-            slots[kind] = nil
-            closing.insert(id)
-            let call = Message.methodCall(
-                destination: Self.busName, path: Self.path, interface: Self.interface, member: "CloseNotification",
-                body: [.uint32(id)])
-            connection.call(call, timeout: .seconds(5)) { _ in }
-        case nil:
-            break
-        }
+        perform(book.close(kind))
     }
 
     // MARK: Server changes
@@ -216,33 +175,21 @@ public final class Notifier: @unchecked Sendable {
     }
 
     /// What waits for a notification server, oldest first (the newest alert of each kind).
-    public var waitingAlerts: [Alert] { waitingOrder.compactMap { waiting[$0] } }
+    public var waitingAlerts: [Alert] { book.waitingAlerts }
 
     /// The server is gone: its ids mean nothing now, and an alert that was
     /// to follow a bubble on its way waits for the next server.
     private func forgetServer() {
         generation += 1
         server = nil
-        for (kind, slot) in slots {
-            if case .sending(_, let next, false) = slot, let next, waiting[kind] == nil {
-                waiting[kind] = next
-                waitingOrder.append(kind)
-            }
-        }
-        slots = [:]
-        owners = [:]
-        activationTokens = [:]
-        closing = []
+        book.forgetServer()
         activating = false
         activatable = nil
     }
 
     private func ownerChanged(to newOwner: String?) {
         forgetServer()
-        if !ownerKnown, newOwner != nil {
-            for (kind, id) in inherited where waiting[kind] == nil { slots[kind] = .shown(id: id) }
-        }
-        inherited = [:]
+        book.ownerKnown(first: !ownerKnown, present: newOwner != nil)
         owner = newOwner
         ownerKnown = true
         onEvent?(.serverChanged(nil))
@@ -283,10 +230,7 @@ public final class Notifier: @unchecked Sendable {
         }
         server = info
         onEvent?(.serverChanged(info))
-        let pending = waitingOrder.compactMap { waiting[$0] }
-        waiting = [:]
-        waitingOrder = []
-        pending.forEach(post)
+        book.takeWaiting().forEach(post)
     }
 
     /// No one owns the name: can the bus start a server for it?
@@ -300,7 +244,7 @@ public final class Notifier: @unchecked Sendable {
             guard let self, self.generation == generation else { return }
             let activatable = ((try? result.get().argument(0, as: [String].self)) ?? []).contains(Self.busName)
             self.activatable = activatable
-            let pending = self.waitingOrder.compactMap { self.waiting[$0] }
+            let pending = self.book.waitingAlerts
             guard !pending.isEmpty else { return }
             if activatable { self.activate() } else { pending.forEach(self.logWaiting) }
         }
@@ -313,7 +257,7 @@ public final class Notifier: @unchecked Sendable {
     private func activate() {
         guard !activating else { return }
         if let failedAt = activationFailedAt, connection.loop.now - failedAt < activationRetry {
-            if let newest = waitingOrder.last.flatMap({ waiting[$0] }) { logWaiting(newest) }
+            if let newest = book.waitingAlerts.last { logWaiting(newest) }
             return
         }
         activating = true
@@ -328,7 +272,7 @@ public final class Notifier: @unchecked Sendable {
             if case .failure(let error) = result {
                 self.log("the notification server could not be started (\(error.message)); alerts wait, and the next one tries again")
                 self.activationFailedAt = self.connection.loop.now
-                self.waitingOrder.compactMap { self.waiting[$0] }.forEach(self.logWaiting)
+                self.book.waitingAlerts.forEach(self.logWaiting)
             } else {
                 self.activationFailedAt = nil
             }
@@ -337,8 +281,23 @@ public final class Notifier: @unchecked Sendable {
 
     // MARK: Notify
 
+    /// Sends what the book says: a `Notify` (to the server that answers now) or a close.
+    private func perform(_ steps: [NotificationSlots.Step]) {
+        for step in steps {
+            switch step {
+            case .notify(let alert, let previousID):
+                guard let server else { continue }
+                send(alert, replacing: previousID, to: server)
+            case .close(let id):
+                let call = Message.methodCall(
+                    destination: Self.busName, path: Self.path, interface: Self.interface, member: "CloseNotification",
+                    body: [.uint32(id)])
+                connection.call(call, timeout: .seconds(5)) { _ in }
+            }
+        }
+    }
+
     private func send(_ alert: Alert, replacing previousID: UInt32, to server: ServerInfo) {
-        slots[alert.kind] = .sending(previousID: previousID, next: nil, closeWhenShown: false)
         let generation = self.generation
         connection.call(notifyMessage(alert, replacing: previousID, to: server), timeout: .seconds(10)) { [weak self] result in
             guard let self, self.generation == generation else { return }
@@ -366,62 +325,45 @@ public final class Notifier: @unchecked Sendable {
     }
 
     private func notifyAnswered(_ alert: Alert, previousID: UInt32, _ result: Result<Message, DBusError>) {
-        guard case .sending(_, let next, let closeWhenShown) = slots[alert.kind] else { return }
-        let id: UInt32
+        var id: UInt32?
+        var failure: DBusError?
         do throws(DBusError) {
             let reply = try result.get()
             try reply.expect("u")
             id = try reply.argument(0)
         } catch {
-            slots[alert.kind] = nil
-            log("the notification server did not show “\(alert.title)”: \(error)")
-            onEvent?(.failed(alert.kind, error))
-            if let next { post(next) }
-            return
+            failure = error
         }
-        if previousID != 0, previousID != id { owners[previousID] = nil }
-        guard id != 0 else {
-            // Shown without an id: nothing to replace, close or match signals against.
-            slots[alert.kind] = nil
-            onEvent?(.delivered(alert.kind, id: 0))
-            if let next, !closeWhenShown { post(next) }
-            return
+        guard let (delivered, close, next) = book.answered(alert.kind, previousID: previousID, id: id) else { return }
+        if let failure {
+            log("the notification server did not show “\(alert.title)”: \(failure)")
+            onEvent?(.failed(alert.kind, failure))
         }
-        slots[alert.kind] = .shown(id: id)
-        owners[id] = alert.kind
-        onEvent?(.delivered(alert.kind, id: id))
-        if closeWhenShown {
-            close(alert.kind)
-        } else if let next {
-            post(next)
-        }
+        if let delivered { onEvent?(.delivered(alert.kind, id: delivered)) }
+        perform(close)
+        if let next { post(next) }
     }
 
     // MARK: Signals
 
     private func handleClosed(_ message: Message) {
         guard message.signature == "uu", let id = try? message.argument(0, as: UInt32.self),
-            let kind = owners.removeValue(forKey: id)
+            let (kind, reason) = book.closed(id, code: (try? message.argument(1, as: UInt32.self)) ?? CloseReason.undefined.rawValue)
         else { return }
-        activationTokens[id] = nil
-        if case .shown(id)? = slots[kind] { slots[kind] = nil }
-        let code = (try? message.argument(1, as: UInt32.self)) ?? CloseReason.undefined.rawValue
-        // Our own close, whatever the server calls it: never the user's dismissal.
-        let reason = closing.remove(id) != nil ? .closedByCall : CloseReason(rawValue: code) ?? .undefined
         onEvent?(.closed(kind, reason))
     }
 
     private func handleAction(_ message: Message) {
         guard message.signature == "us", let id = try? message.argument(0, as: UInt32.self),
-            let kind = owners[id], let key = try? message.argument(1, as: String.self)
+            let key = try? message.argument(1, as: String.self), let (kind, token) = book.action(on: id)
         else { return }
-        onEvent?(.actionInvoked(kind, key: key, activationToken: activationTokens.removeValue(forKey: id)))
+        onEvent?(.actionInvoked(kind, key: key, activationToken: token))
     }
 
     private func handleActivationToken(_ message: Message) {
-        guard message.signature == "us", let id = try? message.argument(0, as: UInt32.self), owners[id] != nil,
+        guard message.signature == "us", let id = try? message.argument(0, as: UInt32.self),
             let token = try? message.argument(1, as: String.self)
         else { return }
-        activationTokens[id] = token
+        book.activationToken(token, for: id)
     }
 }
