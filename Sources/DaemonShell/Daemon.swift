@@ -184,7 +184,7 @@ public final class Daemon {
         process.notify("STOPPING=1")
         timer?.disarm()
         stopLocation()
-        apply(session.handle(.stop, at: now()).filter { $0 == .sendLogout })
+        apply(DaemonRules.whenStopping(session.handle(.stop, at: now())))
         saveSession()
         // Requests run in order: this comes after the logout.
         client.dropConnection { done() }
@@ -305,8 +305,7 @@ public final class Daemon {
     }
 
     private func credentialFilesSettled() {
-        let credentialCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
-        guard session.state == .loggedOut, let code = lastProblem?.code, credentialCodes.contains(code) else { return }
+        guard DaemonRules.logInAgainAfterCredentialFilesChanged(state: session.state, lastProblemCode: lastProblem?.code) else { return }
         log("\(lastChangedFile) changed; logging in again")
         handle(.start)
     }
@@ -331,11 +330,10 @@ public final class Daemon {
 
     /// Warns, once a day, when the student certificate expires within 7 days.
     private func checkCertificate(_ path: String) {
-        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: configuration.bundlePassword)
+        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: configuration.bundlePassword),
+            let warning = DaemonRules.expiryWarning(secondsUntilExpiry: facts.secondsUntilExpiry)
         else { return }
-        if facts.secondsUntilExpiry >= 0 && facts.daysUntilExpiry < 7 {
-            apply([.post(.credentials(.certificateExpiring(days: Int(facts.daysUntilExpiry))))])
-        }
+        apply([.post(warning)])
     }
 
     /// A timer expiry; a sleep logind did not announce shows as time that
@@ -343,7 +341,7 @@ public final class Daemon {
     private func timerFired() {
         let slept = process.sleptSinceBoot()
         defer { sleptSoFar = slept }
-        if slept - sleptSoFar > .seconds(5) && session.state != .sleeping {
+        if DaemonRules.sleptUnannounced(sleptBefore: sleptSoFar, sleptNow: slept, state: session.state) {
             log("the machine slept without notice; resuming")
             handle(.sleeping)
             handle(.resumed)
@@ -374,24 +372,22 @@ public final class Daemon {
             if case .notice(let id, _, _, _) = subject { posts.append((alert, id)) } else { posts.append((alert, nil)) }
         }
         journal(posts)
-        // One bubble per kind: of many notices in one reply only the newest is
-        // shown (all are in the journal), instead of replacing the bubble a
-        // thousand times; it says how many more came with it.
-        let lastNotice = effects.lastIndex { if case .post(.notice) = $0 { true } else { false } }
-        let notices = effects.count { if case .post(.notice) = $0 { true } else { false } }
-        for (index, effect) in effects.enumerated() {
-            if case .post(let subject) = effect {
-                if case .notice = subject, index != lastNotice { continue }
-                var shown = alert(for: subject)
-                if case .notice = subject, notices > 1 {
-                    shown.body += "\n" + Localization.localizer.plural(
-                        "%s more campus notice came with it (ccrelay history lists it).",
-                        "%s more campus notices came with it (ccrelay history lists them).", count: notices - 1)
-                }
-                desktop.post(shown)
-            } else {
+        // One bubble per kind: of many notices in one reply only the newest (DaemonRules.bubbles).
+        var bubbles = DaemonRules.bubbles(for: effects.compactMap { if case .post(let subject) = $0 { subject } else { nil } })[...]
+        for effect in effects {
+            guard case .post = effect else {
                 apply(effect)
+                continue
             }
+            guard case .post(let subject) = effect, bubbles.first?.subject == subject else { continue }
+            let (_, moreNotices) = bubbles.removeFirst()
+            var shown = alert(for: subject)
+            if moreNotices > 0 {
+                shown.body += "\n" + Localization.localizer.plural(
+                    "%s more campus notice came with it (ccrelay history lists it).",
+                    "%s more campus notices came with it (ccrelay history lists them).", count: moreNotices)
+            }
+            desktop.post(shown)
         }
     }
 
