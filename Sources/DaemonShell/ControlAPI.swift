@@ -70,8 +70,8 @@ enum ControlAPI {
                 },
             ],
             properties: [
-                .init("State", signature: "s") { .string(target?.status().state ?? "offline") },
-                .init("Badge", signature: "u") { .uint32(target?.status().badge ?? 0) },
+                .init(ControlProperty.state.rawValue, signature: "s") { .string(target?.status().state ?? "offline") },
+                .init(ControlProperty.badge.rawValue, signature: "u") { .uint32(target?.status().badge ?? 0) },
             ])
     }
 }

@@ -13,7 +13,7 @@ import Glibc
 /// acknowledgements, the saved session. All on `loop`, like the rest.
 extension Daemon: ControlTarget {
     /// Emits `PropertiesChanged` for the named control properties.
-    func announceProperties(_ names: [String]) { desktop.announce(names) }
+    func announceProperties(_ properties: [ControlProperty]) { desktop.announce(properties) }
 
     // MARK: Journal and badge
 
@@ -43,7 +43,7 @@ extension Daemon: ControlTarget {
         let changed = current.count != badge.count
         badge = current
         desktop.announceBadge(current)
-        if changed || announce { announceProperties(["Badge"]) }
+        if changed || announce { announceProperties([.badge]) }
     }
 
     /// Clicking a bubble (any action) or dismissing it acknowledges its alerts;

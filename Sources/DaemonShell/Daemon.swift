@@ -439,7 +439,7 @@ public final class Daemon {
         case .stateChanged(let state):
             log("state: \(state.rawValue)")
             process.notify("STATUS=\(state.rawValue)")
-            announceProperties(["State"])
+            announceProperties([.state])
             // The campus session is back: what waited (a logout alert to an
             // internet target) goes out now.
             if state == .online { forwarder?.flush() }

@@ -24,7 +24,7 @@ protocol DesktopFace: AnyObject {
     func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void)
     /// Emits `PropertiesChanged` for the named control properties (and
     /// updates the tray icon, which shows the same state and badge).
-    func announce(_ properties: [String])
+    func announce(_ properties: [ControlProperty])
     /// Emits the LauncherEntry `Update` for `badge`.
     func announceBadge(_ badge: BadgeState)
     func post(_ alert: Alert)
@@ -87,12 +87,13 @@ final class SessionBusFace: DesktopFace {
         watchBus()
     }
 
-    func announce(_ properties: [String]) {
+    func announce(_ properties: [ControlProperty]) {
         tray?.refresh()
+        let names = properties.map(\.rawValue)
         do {
-            try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: properties)
+            try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: names)
         } catch {
-            log("cannot announce \(properties.joined(separator: ", ")): \(error.message)")
+            log("cannot announce \(names.joined(separator: ", ")): \(error.message)")
         }
     }
 
@@ -226,7 +227,7 @@ final class SessionBusFace: DesktopFace {
             watchBus()
             exportObjects()
             announceBadge(badge())
-            announce(["Badge"])
+            announce([.badge])
             claimName { [log] error in if let error { log("\(error)") } }
             tray?.start(on: connection)
             lostAt = nil

@@ -160,7 +160,7 @@ public final class UnconfiguredDaemon: ControlTarget {
         }
         desktop.post(alert)
         desktop.announceBadge(badge)
-        desktop.announce(["Badge"])
+        desktop.announce([.badge])
     }
 
     private func configurationChanged() {
@@ -170,7 +170,7 @@ public final class UnconfiguredDaemon: ControlTarget {
         let loaded = ConfigurationCheck.load(configurationPath, log: log)
         guard loaded.configuration != nil else {
             problems = loaded.errors
-            desktop.announce(["State"])
+            desktop.announce([.state])
             alertTheProblem()
             return
         }
@@ -198,7 +198,7 @@ public final class UnconfiguredDaemon: ControlTarget {
     func clearBadge() throws(DBusError) -> UInt32 {
         let count = try journalKeeper.acknowledgeAll()
         desktop.announceBadge(badge)
-        desktop.announce(["Badge"])
+        desktop.announce([.badge])
         return UInt32(clamping: count)
     }
 
@@ -230,7 +230,7 @@ public final class UnconfiguredDaemon: ControlTarget {
             for kind in AlertKind.allCases where kind.badgeIncrement > 0 && !unread.contains(kind) { desktop.close(kind) }
         }
         desktop.announceBadge(badge)
-        desktop.announce(["Badge"])
+        desktop.announce([.badge])
     }
 
     func quit() { exit(0) }

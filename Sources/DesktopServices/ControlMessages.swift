@@ -11,6 +11,14 @@ public enum ControlNames {
     public static let listLimit = 1000
 }
 
+/// The control API's properties, whose changes the daemon announces with `PropertiesChanged`.
+public enum ControlProperty: String, Sendable, CaseIterable {
+    /// The state name (`DaemonState`'s raw value).
+    case state = "State"
+    /// The unread count.
+    case badge = "Badge"
+}
+
 /// What `GetStatus` answers (an `a{sv}`, so that it can grow): the session
 /// as the daemon sees it.
 public struct DaemonStatus: Sendable, Hashable {

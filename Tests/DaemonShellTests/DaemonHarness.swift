@@ -203,7 +203,7 @@ final class RecordingDesktop: DesktopFace {
     private(set) var posted: [Alert] = []
     private(set) var closed: [AlertKind] = []
     private(set) var badges: [BadgeState] = []
-    private(set) var announced: [String] = []
+    private(set) var announced: [ControlProperty] = []
     private(set) var target: ControlTarget?
 
     func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void) {
@@ -211,7 +211,7 @@ final class RecordingDesktop: DesktopFace {
         done(nil)
     }
 
-    func announce(_ properties: [String]) { announced += properties }
+    func announce(_ properties: [ControlProperty]) { announced += properties }
     func announceBadge(_ badge: BadgeState) { badges.append(badge) }
     func post(_ alert: Alert) { posted.append(alert) }
     func close(_ kind: AlertKind) { closed.append(kind) }

@@ -100,7 +100,7 @@ import TestSupport
         }
         #expect(rig.desktop.posted.map(\.kind) == [.keepAliveFailing], "one warning for the episode")
         #expect(rig.daemon.status().lastErrorCode == "server-error")
-        #expect(rig.desktop.announced.contains("State"))
+        #expect(rig.desktop.announced.contains(.state))
         while rig.server.pending == nil { rig.loop.advance(by: .seconds(1)) }
         rig.server.answer(ScriptedServer.accepted())
         rig.loop.runPending()
