@@ -4,20 +4,15 @@ import CCRelayCore
 /// stable (`last_error_code` in `ccrelay status --json`, every code listed
 /// in the README), `sentence` says what happened and what to do.
 public struct ProblemReport: Sendable, Hashable {
-    public var code: String
+    public var code: ProblemCode
     public var sentence: String
-    public init(code: String, sentence: String) {
+    public init(code: ProblemCode, sentence: String) {
         self.code = code
         self.sentence = sentence
     }
 
     /// Every code a report can carry, for the README and its test.
-    public static let codes = [
-        "no-network", "connection-lost", "timeout", "server-error", "rate-limited", "protocol-error", "reply-too-large",
-        "server-untrusted", "pin-mismatch", "certificate-refused", "certificate-unusable", "certificate-expired",
-        "bad-credentials", "no-password", "account-disabled", "quota-exhausted", "online-elsewhere", "logged-out",
-        "location-required",
-    ]
+    public static let codes = ProblemCode.allCases.map(\.rawValue)
 }
 
 extension Outcome {
@@ -32,27 +27,27 @@ extension Outcome {
             return nil
         case .loggedOut(let reason, let message):
             return ProblemReport(
-                code: "logged-out", sentence: "The campus server ended the session (\(reason))." + server(message))
+                code: .loggedOut, sentence: "The campus server ended the session (\(reason))." + server(message))
         case .locationRequired(let message):
             return ProblemReport(
-                code: "location-required",
+                code: .locationRequired,
                 sentence: "The campus requires this computer's location with every keep-alive." + server(message))
         case .rateLimited:
             return ProblemReport(
-                code: "rate-limited", sentence: "The campus server asked ccrelay to slow down (HTTP 429); it waits and tries again.")
+                code: .rateLimited, sentence: "The campus server asked ccrelay to slow down (HTTP 429); it waits and tries again.")
         case .credentialsRefused(let refusal, let message):
-            let (code, text): (String, String) =
+            let (code, text): (ProblemCode, String) =
                 switch refusal {
-                case .certificateRejected: ("certificate-refused", "The campus server refused your student certificate.")
-                case .badCredentials: ("bad-credentials", "The campus server refused your user name or password.")
-                case .accountDisabled: ("account-disabled", "Your campus network account is disabled.")
-                case .quotaExhausted: ("quota-exhausted", "Your campus network quota is used up.")
-                case .onlineElsewhere: ("online-elsewhere", "Your account is online on another device.")
+                case .certificateRejected: (ProblemCode.certificateRefused, "The campus server refused your student certificate.")
+                case .badCredentials: (ProblemCode.badCredentials, "The campus server refused your user name or password.")
+                case .accountDisabled: (ProblemCode.accountDisabled, "Your campus network account is disabled.")
+                case .quotaExhausted: (ProblemCode.quotaExhausted, "Your campus network quota is used up.")
+                case .onlineElsewhere: (ProblemCode.onlineElsewhere, "Your account is online on another device.")
                 }
             return ProblemReport(code: code, sentence: text + server(message))
         case .serverError(let status, _):
             return ProblemReport(
-                code: "server-error", sentence: "The campus server has a problem (HTTP \(status)); ccrelay tries again.")
+                code: .serverError, sentence: "The campus server has a problem (HTTP \(status)); ccrelay tries again.")
         case .transportFailure(let failure):
             return failure.problem
         }
@@ -64,19 +59,19 @@ extension TransportFailure {
     public var problem: ProblemReport {
         switch self {
         case .noNetwork(let detail):
-            return ProblemReport(code: "no-network", sentence: "The campus server cannot be reached from this network [\(detail)].")
+            return ProblemReport(code: .noNetwork, sentence: "The campus server cannot be reached from this network [\(detail)].")
         case .connectionLost(let detail):
             return ProblemReport(
-                code: "connection-lost", sentence: "The connection to the campus server broke; ccrelay tries again [\(detail)].")
+                code: .connectionLost, sentence: "The connection to the campus server broke; ccrelay tries again [\(detail)].")
         case .timeout:
-            return ProblemReport(code: "timeout", sentence: "The campus server did not answer in time; ccrelay tries again.")
+            return ProblemReport(code: .timeout, sentence: "The campus server did not answer in time; ccrelay tries again.")
         case .serverUntrusted(.pinMismatch, _):
             return ProblemReport(
-                code: "pin-mismatch",
+                code: .pinMismatch,
                 sentence: "The campus server's key does not match [server] pinned-key, so nothing was sent. Often a captive portal: log in to it in a browser.")
         case .serverUntrusted(_, let detail):
             return ProblemReport(
-                code: "server-untrusted",
+                code: .serverUntrusted,
                 sentence: "The campus server's certificate could not be verified, so nothing was sent. Often a captive portal: log in to it in a browser; otherwise check [server] ca-file [\(detail)].")
         case .clientCertificateRefused(let refusal, _):
             let reason =
@@ -88,18 +83,18 @@ extension TransportFailure {
                 case .notAccepted: "it was not accepted"
                 }
             return ProblemReport(
-                code: refusal == .expired ? "certificate-expired" : "certificate-refused",
+                code: refusal == .expired ? .certificateExpired : .certificateRefused,
                 sentence: "The campus server refused your student certificate during the secure connection: \(reason). Fix [auth] certificate, then run: ccrelay login")
         case .credentialFilesUnusable(let detail):
             return ProblemReport(
-                code: "certificate-unusable",
+                code: .certificateUnusable,
                 sentence: "Your certificate, key or CA file cannot be used [\(detail)]. Check them with: ccrelay config check")
         case .replyTooLarge:
             return ProblemReport(
-                code: "reply-too-large", sentence: "The campus server sent a reply larger than CC/1 allows (64 KiB); ccrelay tries again.")
+                code: .replyTooLarge, sentence: "The campus server sent a reply larger than CC/1 allows (64 KiB); ccrelay tries again.")
         case .protocolError(let detail):
             return ProblemReport(
-                code: "protocol-error", sentence: "The campus server's reply was not understood (\(detail)); ccrelay tries again.")
+                code: .protocolError, sentence: "The campus server's reply was not understood (\(detail)); ccrelay tries again.")
         }
     }
 }

@@ -162,7 +162,7 @@ extension Daemon: ControlTarget {
         return DaemonStatus(
             state: DaemonState(session.state).rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
             ip: ip, server: configuration.serverURL, lastError: lastProblem?.sentence ?? "",
-            lastErrorCode: lastProblem?.code ?? "",
+            lastErrorCode: lastProblem?.code.rawValue ?? "",
             nextAttempt: session.nextAttempt(at: now()).map { Int64($0.components.seconds) },
             interval: UInt32(clamping: session.interval.components.seconds),
             timeout: UInt32(clamping: session.timeout.components.seconds), location: locationStatus, version: version,

@@ -406,7 +406,7 @@ public final class Daemon {
             desktop.password(user: user) { result in
                 guard case .success(let password?) = result else {
                     self.lastProblem = ProblemReport(
-                        code: "no-password",
+                        code: .noPassword,
                         sentence: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)")
                     self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
                     self.handle(.loginAnswered(.refused(.badPassword, message: nil)))

@@ -115,7 +115,7 @@ enum ExchangeReading {
         case .transportFailure(.serverUntrusted(let problem, _)): return .untrusted(problem)
         case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), nil)
         case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), nil)
-        case .transportFailure(let failure): return .transient(failure.problem.code)
+        case .transportFailure(let failure): return .transient(failure.problem.code.rawValue)
         }
     }
 }

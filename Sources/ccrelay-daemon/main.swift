@@ -68,7 +68,7 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
                                         [exchange.outcome.problem?.sentence ?? Localization.localize("no answer")]))
                 // A TLS server spoken to in plain HTTP closes the connection or answers bytes that are no HTTP.
                 if configuration.serverURL.lowercased().hasPrefix("http://"),
-                    ["protocol-error", "connection-lost"].contains(exchange.outcome.problem?.code ?? "")
+                    [.protocolError, .connectionLost].contains(exchange.outcome.problem?.code)
                 {
                     log(AlertCatalogue.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
                                             [String(configuration.serverURL.dropFirst("http://".count))]))

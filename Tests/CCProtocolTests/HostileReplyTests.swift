@@ -183,7 +183,7 @@ import Testing
             .map { .credentialsRefused($0, message: nil) }
         for outcome in outcomes {
             let problem = outcome.problem
-            #expect(problem.map { ProblemReport.codes.contains($0.code) } == true, "\(outcome)")
+            #expect(problem.map { ProblemReport.codes.contains($0.code.rawValue) } == true, "\(outcome)")
             #expect(problem.map { $0.sentence.first?.isUppercase == true && $0.sentence.count > 20 } == true, "\(outcome)")
             #expect(problem?.sentence.contains("(\"") == false, "no Swift enum dumps: \(outcome)")
         }

@@ -5,12 +5,12 @@ import Testing
 /// each one here was a line in the shell before.
 @Suite struct DaemonRulesTests {
     @Test func aReplacedCredentialFileLogsInAgainOnlyAfterACredentialRefusal() {
-        for code in ["certificate-refused", "certificate-unusable", "certificate-expired"] {
+        for code in [ProblemCode.certificateRefused, .certificateUnusable, .certificateExpired] {
             #expect(DaemonRules.logInAgainAfterCredentialFilesChanged(state: .loggedOut, lastProblemCode: code), "\(code)")
         }
-        #expect(!DaemonRules.logInAgainAfterCredentialFilesChanged(state: .loggedOut, lastProblemCode: "bad-credentials"))
+        #expect(!DaemonRules.logInAgainAfterCredentialFilesChanged(state: .loggedOut, lastProblemCode: .badCredentials))
         #expect(!DaemonRules.logInAgainAfterCredentialFilesChanged(state: .loggedOut, lastProblemCode: nil))
-        #expect(!DaemonRules.logInAgainAfterCredentialFilesChanged(state: .online, lastProblemCode: "certificate-refused"),
+        #expect(!DaemonRules.logInAgainAfterCredentialFilesChanged(state: .online, lastProblemCode: .certificateRefused),
                 "while online a changed file changes nothing")
     }
 

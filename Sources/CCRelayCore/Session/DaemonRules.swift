@@ -2,13 +2,13 @@
 /// the facts and returns the decision, so the shell only carries it out.
 /// (The first of the `DaemonCore` docs/design.md plans.)
 public enum DaemonRules {
-    /// The refusals a changed certificate, key or CA file may cure (`ProblemReport` codes).
-    public static let credentialProblemCodes: Set<String> = ["certificate-refused", "certificate-unusable", "certificate-expired"]
+    /// The refusals a changed certificate, key or CA file may cure.
+    public static let credentialProblemCodes: Set<ProblemCode> = [.certificateRefused, .certificateUnusable, .certificateExpired]
 
     /// After the server or the file check refused the certificate, the
     /// user replaced a credential file: log in again at once (only then: a
     /// file changing while online, or after another problem, changes nothing).
-    public static func logInAgainAfterCredentialFilesChanged(state: SessionState, lastProblemCode: String?) -> Bool {
+    public static func logInAgainAfterCredentialFilesChanged(state: SessionState, lastProblemCode: ProblemCode?) -> Bool {
         state == .loggedOut && lastProblemCode.map(credentialProblemCodes.contains) == true
     }
 
