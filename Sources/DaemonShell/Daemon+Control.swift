@@ -72,19 +72,9 @@ extension Daemon: ControlTarget {
         acknowledging("the \(kind.rawValue) alert") { store throws(StoreError) in try store.acknowledge(kind: kind) }
     }
 
-    /// Runs an acknowledgement on the store, then closes the bubble of every
-    /// kind that has nothing unread any more (one still on screen, or one
-    /// waiting for a notification server, which would pop up, red, long after
-    /// the user saw it in the tray) and announces the new badge.
+    /// An acknowledgement: the bubbles of kinds with nothing unread close, and the new badge is announced.
     private func acknowledging(_ what: String, _ change: (AlertStore) throws(StoreError) -> Void) {
-        guard let store else { return }
-        do {
-            try change(store)
-            let unread = try store.unreadKinds()
-            for kind in AlertKind.allCases where kind.badgeIncrement > 0 && !unread.contains(kind) { desktop.close(kind) }
-        } catch {
-            journalKeeper.failed(error, doing: "acknowledge " + what)
-        }
+        for kind in journalKeeper.acknowledging(what, change) { desktop.close(kind) }
         refreshBadge()
     }
 
@@ -172,7 +162,7 @@ extension Daemon: ControlTarget {
     func clearBadge() throws(DBusError) -> UInt32 {
         let cleared = try journalKeeper.acknowledgeAll()
         // Everything is read: no bubble of it stays on screen or waits to be shown.
-        for kind in AlertKind.allCases where kind.badgeIncrement > 0 { desktop.close(kind) }
+        for kind in JournalKeeper.badgeKinds { desktop.close(kind) }
         refreshBadge()
         return UInt32(clamping: cleared)
     }

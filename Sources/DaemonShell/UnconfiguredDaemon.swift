@@ -159,8 +159,7 @@ public final class UnconfiguredDaemon: ControlTarget {
             _ = journalKeeper.record([(alert, nil)], forwardTo: { _ in [] })
         }
         desktop.post(alert)
-        desktop.announceBadge(badge)
-        desktop.announce([.badge])
+        announceBadge()
     }
 
     private func configurationChanged() {
@@ -197,8 +196,9 @@ public final class UnconfiguredDaemon: ControlTarget {
 
     func clearBadge() throws(DBusError) -> UInt32 {
         let count = try journalKeeper.acknowledgeAll()
-        desktop.announceBadge(badge)
-        desktop.announce([.badge])
+        // Everything is read, as with the configured daemon: no bubble of it stays on screen or waits.
+        for kind in JournalKeeper.badgeKinds { desktop.close(kind) }
+        announceBadge()
         return UInt32(clamping: count)
     }
 
@@ -214,21 +214,21 @@ public final class UnconfiguredDaemon: ControlTarget {
     func requestLogout() {}
 
     func acknowledge(alert id: Int64) {
-        _ = try? journalKeeper.usable()?.acknowledge(id: id)
-        closeWhatIsRead()
+        acknowledging("alert \(id)") { store throws(StoreError) in try store.acknowledge(id: id) }
     }
 
     /// A bubble clicked or dismissed: its kind's alerts are read.
     private func acknowledge(_ kind: AlertKind) {
-        _ = try? journalKeeper.usable()?.acknowledge(kind: kind)
-        closeWhatIsRead()
+        acknowledging("the \(kind.rawValue) alert") { store throws(StoreError) in try store.acknowledge(kind: kind) }
     }
 
-    /// Closes the bubble of every kind with nothing unread, and shows the new badge.
-    private func closeWhatIsRead() {
-        if let unread = try? journalKeeper.usable()?.unreadKinds() {
-            for kind in AlertKind.allCases where kind.badgeIncrement > 0 && !unread.contains(kind) { desktop.close(kind) }
-        }
+    /// The same rule as the configured daemon's: the bubbles of kinds with nothing unread close.
+    private func acknowledging(_ what: String, _ change: (AlertStore) throws(StoreError) -> Void) {
+        for kind in journalKeeper.acknowledging(what, change) { desktop.close(kind) }
+        announceBadge()
+    }
+
+    private func announceBadge() {
         desktop.announceBadge(badge)
         desktop.announce([.badge])
     }
