@@ -150,7 +150,7 @@ extension Daemon: ControlTarget {
     func status() -> DaemonStatus {
         let remaining = session.remaining(at: now()).map { max(0, $0.components.seconds) }
         return DaemonStatus(
-            state: DaemonState(session.state).rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
+            state: session.state.rawValue, badge: UInt32(clamping: badge.count), urgent: badge.urgent, remaining: remaining,
             ip: ip, server: configuration.serverURL, lastError: lastProblem?.sentence ?? "",
             lastErrorCode: lastProblem?.code.rawValue ?? "",
             nextAttempt: session.nextAttempt(at: now()).map { Int64($0.components.seconds) },

@@ -375,11 +375,11 @@ public final class Daemon {
         // One bubble per kind: of many notices in one reply only the newest (DaemonRules.bubbles).
         var bubbles = DaemonRules.bubbles(for: effects.compactMap { if case .post(let subject) = $0 { subject } else { nil } })[...]
         for effect in effects {
-            guard case .post = effect else {
+            guard case .post(let subject) = effect else {
                 apply(effect)
                 continue
             }
-            guard case .post(let subject) = effect, bubbles.first?.subject == subject else { continue }
+            guard bubbles.first?.subject == subject else { continue }
             let (_, moreNotices) = bubbles.removeFirst()
             var shown = alert(for: subject)
             if moreNotices > 0 {

@@ -196,7 +196,7 @@ enum SetupCommand {
         }
         let trial = folder + "/.ccrelay-setup-\(getpid()).conf"
         defer { unlink(trial) }
-        guard write(text, to: trial) else {
+        guard write(Array(text.utf8), to: trial) else {
             let reason = SystemError.reason(errno)  // read before gettext may change errno
             Output.error(fill(localize("setup: cannot write in %s: %s"), folder, reason))
             return ExitStatus.failure
@@ -277,11 +277,7 @@ enum SetupCommand {
             }
             return target
         }
-        let descriptor = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        let written = descriptor >= 0 && bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
-        if descriptor >= 0 { close(descriptor) }
-        guard written else {
-            if descriptor >= 0 { unlink(target) }
+        guard write(bytes, to: target, exclusive: true) else {
             Output.error(fill(localize("  cannot write %s; %s stays where it is"), target, source))
             return file
         }
@@ -368,12 +364,15 @@ enum SetupCommand {
         return nil
     }
 
-    private static func write(_ text: String, to path: String) -> Bool {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    /// Writes `bytes` to `path` with mode 0600, never through a link; with
+    /// `exclusive`, only as a new file (and a partial one is removed again).
+    private static func write(_ bytes: [UInt8], to path: String, exclusive: Bool = false) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        let bytes = Array(text.utf8)
-        return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+        close(descriptor)
+        if !written && exclusive { unlink(path) }
+        return written
     }
 
     /// `ccrelay-daemon --try --config PATH`: the daemon's own checks and one

@@ -222,11 +222,18 @@ import Testing
         #expect(fired == ["e", "c", "b", "a", "d"])
 
         #expect(loop.isCurrent)
-        final class Answer: @unchecked Sendable { var current = true }
+        final class Answer: @unchecked Sendable {
+            // Guard: `done` — the other thread writes `current` before it signals, the test reads after the wait.
+            var current = true
+            let done = DispatchSemaphore(value: 0)
+        }
         let answer = Answer()
-        let other = Thread { answer.current = loop.isCurrent }
+        let other = Thread {
+            answer.current = loop.isCurrent
+            answer.done.signal()
+        }
         other.start()
-        while !other.isFinished { usleep(1_000) }
+        answer.done.wait()
         #expect(!answer.current, "another thread is not the loop's")
 
         let watch = loop.watch(9, for: .readable) { _ in }

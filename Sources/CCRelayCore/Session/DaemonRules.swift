@@ -8,13 +8,13 @@ public enum DaemonRules {
     /// After the server or the file check refused the certificate, the
     /// user replaced a credential file: log in again at once (only then: a
     /// file changing while online, or after another problem, changes nothing).
-    public static func logInAgainAfterCredentialFilesChanged(state: SessionState, lastProblemCode: ProblemCode?) -> Bool {
+    public static func logInAgainAfterCredentialFilesChanged(state: DaemonState, lastProblemCode: ProblemCode?) -> Bool {
         state == .loggedOut && lastProblemCode.map(credentialProblemCodes.contains) == true
     }
 
     /// A sleep logind did not announce: since the last timer, CLOCK_BOOTTIME
     /// ran ahead of CLOCK_MONOTONIC (time asleep) by more than five seconds.
-    public static func sleptUnannounced(sleptBefore: Duration, sleptNow: Duration, state: SessionState) -> Bool {
+    public static func sleptUnannounced(sleptBefore: Duration, sleptNow: Duration, state: DaemonState) -> Bool {
         sleptNow - sleptBefore > .seconds(5) && state != .sleeping
     }
 

@@ -8,7 +8,7 @@
 /// are retried with capped exponential back-off and jitter, always before the
 /// deadline, and a request's timeout never outlives `remaining`.
 public struct Session: Sendable {
-    public private(set) var state: SessionState = .offline
+    public private(set) var state: DaemonState = .offline
     /// When the server will log this session out without an accepted keep-alive.
     public var deadline: Instant? { if case .holding(let deadline, _, _) = phase { deadline } else { nil } }
     public private(set) var interval: Duration = .seconds(60)
@@ -462,7 +462,7 @@ public struct Session: Sendable {
     // MARK: Helpers
 
     /// Changes the state; while asleep the session stays `sleeping` until resumed.
-    private mutating func set(_ newState: SessionState, _ effects: inout [SessionEffect]) {
+    private mutating func set(_ newState: DaemonState, _ effects: inout [SessionEffect]) {
         guard newState != state, !asleep || newState == .sleeping else { return }
         state = newState
         effects.append(.stateChanged(newState))

@@ -10,16 +10,6 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public var description: String { "t+\(sinceBoot)" }
 }
 
-/// The states of docs/design.md, with their fixed names.
-public enum SessionState: String, Sendable, Hashable, CaseIterable {
-    case offline
-    case loggingIn = "logging-in"
-    case online
-    case failing
-    case loggedOut = "logged-out"
-    case noNetwork = "no-network"
-    case sleeping
-}
 
 /// A campus notice as the state machine sees it.
 public struct NoticeInfo: Sendable, Hashable {
@@ -165,7 +155,7 @@ public enum SessionEffect: Sendable, Hashable {
     case cancelTimer
     case post(AlertSubject)
     case close(AlertKind)
-    case stateChanged(SessionState)
+    case stateChanged(DaemonState)
     /// Nothing more is due before sleeping: release the sleep inhibitor.
     case readyToSleep
 }
