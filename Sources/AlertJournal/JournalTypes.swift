@@ -35,17 +35,6 @@ public struct JournalEntry: Sendable, Hashable {
     }
 }
 
-/// The unread badge: how many alerts the user has not acknowledged, and
-/// whether one of them is critical.
-public struct BadgeState: Sendable, Hashable {
-    public var count: Int
-    public var urgent: Bool
-    public init(count: Int, urgent: Bool) {
-        self.count = count
-        self.urgent = urgent
-    }
-}
-
 /// What the daemon needs to carry on a CC/1 session after a restart without
 /// logging in again: only used while the server's deadline has not passed.
 /// The token is a secret: it lives only in the 0600 store and is never logged.

@@ -48,6 +48,8 @@ final class AlertForwarder {
     private let log: (String) -> Void
     /// Raises or closes the `relay-refused` alert.
     var onRefusal: ((AlertSubject?) -> Void)?
+    /// A queue changed (an alert delivered or failed): the status shows the new summaries.
+    var onQueuesChanged: (() -> Void)?
     /// The targets refusing now, by outbox name.
     private var refusing: Set<String> = []
 
@@ -84,13 +86,13 @@ final class AlertForwarder {
     }
 
     /// Each target's queue and last delivery, for `GetStatus`.
-    func summaries() -> [RelayStatus] {
+    func summaries() -> [ForwardingSummary] {
         guard !lanes.isEmpty, let store = store() else { return [] }
         do {
             let summaries = try store.outboxSummary(for: lanes.map(\.target.name))
             return zip(lanes, summaries).map { lane, summary in
-                RelayStatus(
-                    target: lane.target.displayName, queued: UInt32(clamping: summary.queued), lastDelivered: summary.lastDeliveredAt,
+                ForwardingSummary(
+                    target: lane.target.displayName, queued: summary.queued, lastDelivered: summary.lastDeliveredAt,
                     lastError: summary.lastError ?? "")
             }
         } catch {
@@ -120,6 +122,7 @@ final class AlertForwarder {
             guard let self, let lane else { return }
             lane.busy = false
             self.answered(lane, item, answer)
+            self.onQueuesChanged?()
         }
     }
 

@@ -2,6 +2,9 @@ import CurlTransport
 import CCProtocol
 import DesktopServices
 import CCRelayCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The daemon's whole check of a configuration: the file (syntax, values,
 /// permissions), then what the CC/1 client needs from it (URL rules,
@@ -34,6 +37,18 @@ public enum ConfigurationCheck {
             result.configuration = nil
         }
         return result
+    }
+
+    /// The file at `path` as the daemon reads it: checked completely, with
+    /// whether it is there at all and the certificate files it names (when
+    /// it reads that far); and the warnings.
+    public static func read(_ path: String, log: (String) -> Void = { _ in }) -> (reading: ConfigurationReading, warnings: [ConfigurationIssue]) {
+        let loaded = load(path, log: log)
+        let named = loaded.configuration ?? ConfigurationFile.load(path).configuration
+        let files = named.map { [$0.certificate, $0.key, $0.caFile].compactMap { $0 } } ?? []
+        let reading = ConfigurationReading(
+            usable: loaded.configuration, problems: loaded.errors, exists: access(path, F_OK) == 0, credentialFiles: files)
+        return (reading, loaded.warnings)
     }
 
     /// What the CC/1 client takes from the configuration.

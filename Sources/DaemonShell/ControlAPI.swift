@@ -1,10 +1,12 @@
 import AlertJournal
 import DBus
 import DesktopServices
+import CCRelayCore
 
-/// What the control API asks of the daemon; called on the daemon's loop.
+/// What the control API, the tray and the bubbles ask of the daemon; called
+/// on the daemon's loop. What it shows (the status, the properties) is not
+/// asked: the face keeps the snapshot the daemon last published.
 protocol ControlTarget: AnyObject {
-    func status() -> DaemonStatus
     /// Acknowledges every unread alert; returns how many there were. Fails
     /// (naming the problem) when the journal cannot be used.
     func clearBadge() throws(DBusError) -> UInt32
@@ -15,23 +17,19 @@ protocol ControlTarget: AnyObject {
     /// Shows the status bubble (what launching CC Relay does); with
     /// `setupCommand`, it also says how to run setup (no terminal could be opened for it).
     func showStatus(setupCommand: Bool)
-    /// The configuration file this daemon reads (the one "Set up…" edits).
-    var configurationPath: String { get }
+    /// "Set up…": `ccrelay setup --edit` in a terminal, or the status bubble with the command.
+    func setUp()
     /// Acknowledges one journaled alert (the tray menu lists the newest).
     func acknowledge(alert id: Int64)
     /// Stops the daemon, as SIGTERM does (the tray's Quit).
     func quit()
+    /// This program's version, for `GetStatus`.
+    var version: String { get }
 }
 
 extension ControlTarget {
     /// The status bubble alone.
     func showStatus() { showStatus(setupCommand: false) }
-
-    /// The tray's and the bubble's "Set up…": `ccrelay setup` in a terminal,
-    /// or, without one, the status bubble saying the command to run.
-    func openSetup(log: (String) -> Void) {
-        if !SetupLauncher.openTerminal(configurationPath: configurationPath, log: log) { showStatus(setupCommand: true) }
-    }
 }
 
 /// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/design.md):
@@ -39,7 +37,8 @@ extension ControlTarget {
 /// properties `State` and `Badge`, whose changes the daemon announces with
 /// `PropertiesChanged`.
 enum ControlAPI {
-    static func interface(for target: ControlTarget) -> Interface {
+    /// The interface for `target`, showing what `status()` says (the last published snapshot, read now).
+    static func interface(for target: ControlTarget, status: @escaping () -> DaemonStatus?) -> Interface {
         // The target is held weakly: the bus connection must not keep the daemon alive.
         weak let target = target
         func daemon() throws(DBusError) -> ControlTarget {
@@ -49,7 +48,10 @@ enum ControlAPI {
         return Interface(
             name: ControlNames.interface,
             methods: [
-                .init("GetStatus", output: "a{sv}") { _ throws(DBusError) in [try daemon().status().dictionary.dbusValue] },
+                .init("GetStatus", output: "a{sv}") { _ throws(DBusError) in
+                    guard let status = status() else { throw DBusError(.failed, "the daemon is stopping") }
+                    return [status.dictionary.dbusValue]
+                },
                 .init("ClearBadge", output: "u") { _ throws(DBusError) in [.uint32(try daemon().clearBadge())] },
                 .init("Login") { _ throws(DBusError) in
                     try daemon().requestLogin()
@@ -70,8 +72,8 @@ enum ControlAPI {
                 },
             ],
             properties: [
-                .init(ControlProperty.state.rawValue, signature: "s") { .string(target?.status().state ?? "offline") },
-                .init(ControlProperty.badge.rawValue, signature: "u") { .uint32(target?.status().badge ?? 0) },
+                .init(ControlProperty.state.rawValue, signature: "s") { .string(status()?.state ?? DaemonState.offline.rawValue) },
+                .init(ControlProperty.badge.rawValue, signature: "u") { .uint32(status()?.badge ?? 0) },
             ])
     }
 }

@@ -9,116 +9,90 @@ import CCRelayCore
 import Glibc
 #endif
 
-/// The daemon shell: runs the pure `Session` on the daemon's event loop and carries
-/// out its effects through its ports — CC/1 requests through a `CCTransport`
-/// (`CCClient`), the boot-clock timer, alerts, the badge and the control API
-/// through a `DesktopFace` (`SessionBusFace`), the alert journal in the
-/// `AlertStore`, location fixes and their alerts (Daemon+Location.swift),
-/// systemd notifications. The shell's unit tests drive it on a `ManualLoop`.
+/// The daemon shell: the interpreter of `DaemonCore`. It says what its ports
+/// report as `DaemonEvent`s and carries out the core's `DaemonEffect`s
+/// through them — CC/1 requests through a `CCTransport` (`CCClient`; none
+/// while not set up), the core's timers on the loop's suspend-aware clock,
+/// bubbles, the published snapshot and the control API through a
+/// `DesktopFace` (`SessionBusFace`), the journal in the `AlertStore`, the
+/// location source, the file watch, forwarding, systemd. It holds no rule
+/// of its own; its unit tests drive it on a `ManualLoop`.
 ///
 /// Confinement: everything runs on `loop`, one thread; the CC/1 client's
 /// requests run one at a time, in order, in libcurl's multi handle on it.
 public final class Daemon {
-    public let loop: any EventScheduler
-    let configuration: Configuration
-    /// Where `configuration` came from: watched, and read again when it changes.
-    let configurationPath: String
+    private let loop: any EventScheduler
+    private var core: DaemonCore<LocationFix>
+    /// Where the configuration came from: watched, and read again when it changes.
+    private let configurationPath: String
+    let version: String
+    private let client: (any CCTransport)?
+    private let desktop: any DesktopFace
+    private let makeSystemWatch: (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?
+    private var systemWatch: (any SystemWatching)?
+    private let log: (String) -> Void
+    private let process: ProcessHooks
+    private let device: String
+    /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
+    private let journalKeeper: JournalKeeper
+    private var store: AlertStore? { journalKeeper.usable() }
+    /// Sends the selected alerts to the `[relay]` targets; nil when none are configured.
+    private var forwarder: AlertForwarder?
+    private var timers: [DaemonTimer: any LoopTimer] = [:]
+    private var periodic: [any LoopTimer] = []
     private var fileWatch: FileWatch?
-    /// Waits for the credential files to be quiet for a second after a change,
-    /// and the last of them that changed.
-    private var fileSettle: (any LoopTimer)?
-    private var upgradeSettle: (any LoopTimer)?
-    private var lastChangedFile = ""
     /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
     private let executable = DaemonProcess.executablePath
-    /// Exchanges with the CC server under way (a restart for an upgrade waits for none).
-    private var exchangesInFlight = 0
-    /// An upgrade replaced the program: restart once no exchange is under way.
-    private var upgradeWaiting = false
-    private let client: any CCTransport
-    /// The session bus face, the notification server and the keyring.
-    let desktop: any DesktopFace
-    private let makeSystemWatch: (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?
-    private var periodic: [any LoopTimer] = []
-    let log: (String) -> Void
-    var session: Session
-    /// The session's timer, on the loop's suspend-aware clock (CLOCK_BOOTTIME): a deadline set
-    /// before a suspend fires right after resume instead of an uptime later.
-    private var timer: (any LoopTimer)?
-    private var systemWatch: (any SystemWatching)?
-    /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC when last looked: it grows only while asleep.
-    private var sleptSoFar: Duration = .zero
-    var token: String?
-    /// What the saved session row says (token, interval, timeout): it is
-    /// written again only when these change, and when the daemon stops.
-    var savedFacts: SessionFacts?
-    /// The address the server granted, and what went wrong last (for `GetStatus`).
-    var ip = ""
-    var lastProblem: ProblemReport?
-    /// Malformed notices are logged once per run, not with every reply.
-    private var droppedNoticesLogged = false
-    /// When this run started (wall clock): its first login proves credentials alerts of earlier runs over.
-    private let startedAt = AlertStore.now
-    private var loggedInThisRun = false
-    private let device: String
-    let version: String
-    /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
-    let journalKeeper: JournalKeeper
-    /// The store when it can be used now (opened again after disk trouble).
-    var store: AlertStore? { journalKeeper.usable() }
-    /// The badge as last announced.
-    var badge = BadgeState(count: 0, urgent: false)
-    var location: DaemonLocation
-    /// systemd, the sleep clock, restarting in place.
-    let process: ProcessHooks
-    /// Sends the selected alerts to the `[relay]` targets; nil when none are configured.
-    var forwarder: AlertForwarder?
+    private var locationSource: LocationSource?
+    /// An effect changed the journal: it is read (once) before the next event.
+    private var journalChanged = false
+    /// The snapshot the core published last, and how many it has published (the tests count them).
+    private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
+    private(set) var publications = 0
 
     /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
-    func now() -> Instant { Instant(sinceBoot: loop.now) }
+    private func now() -> Instant { Instant(sinceBoot: loop.now) }
 
     /// Prepares everything that can fail with a clear message: the CC/1
-    /// client (URL, certificate files) and the session bus.
-    public convenience init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
+    /// client (URL, certificate files) when the configuration is usable, and the session bus.
+    public convenience init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
                             log: @escaping (String) -> Void) throws {
+        let transport: (any CCTransport)? = try reading.usable.map { configuration in
+            try CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
+        }
         try self.init(
-            configuration: configuration, configurationPath: configurationPath, version: version, loop: loop,
-            transport: CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop),
+            reading: reading, configurationPath: configurationPath, version: version, loop: loop, transport: transport,
             desktop: SessionBusFace(loop: loop, log: log),
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, log: log, onEvent: onEvent) },
-            relayTransport: { [loop] _ in
-                RelayPoster(caFile: configuration.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
+            relayTransport: { [loop] target in
+                RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },
             storePath: AlertStore.defaultPath(), log: log)
     }
 
     /// The daemon with its ports given: the loop (and its clock), the CC/1
-    /// transport, the desktop face, the system watch (logind and
-    /// NetworkManager; nil for none), each relay target's client, the journal's file.
-    init(configuration: Configuration, configurationPath: String, version: String, loop: any EventScheduler,
-         transport: any CCTransport, desktop: any DesktopFace,
+    /// transport (nil while not set up), the desktop face, the system watch
+    /// (logind and NetworkManager; nil for none), each relay target's client, the journal's file.
+    init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
+         transport: (any CCTransport)?, desktop: any DesktopFace,
          systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
         self.loop = loop
-        self.configuration = configuration
         self.configurationPath = configurationPath
         self.version = version
-        location = DaemonLocation(mode: configuration.locationMode)
         self.log = log
         client = transport
         self.desktop = desktop
         makeSystemWatch = systemWatch
-        var settings = SessionSettings()
-        settings.warnBefore = .seconds(configuration.warnBefore)
-        settings.autoRelogin = configuration.autoRelogin
-        settings.logoutOnExit = configuration.logoutOnExit
-        settings.notices = configuration.notices
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
-        session = Session(settings: settings, noticesSeen: journalKeeper.store?.seenNotices() ?? [])
+        core = DaemonCore(
+            reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
+            localizer: Localization.localizer)
         device = DaemonProcess.deviceName
-        if !configuration.relayTargets.isEmpty {
+        setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
+        if let configuration = reading.usable, !configuration.relayTargets.isEmpty {
             forwarder = AlertForwarder(
                 targets: configuration.relayTargets, selection: configuration.relaySelection, loop: loop, host: device,
                 store: { [journalKeeper] in journalKeeper.usable() },
@@ -127,41 +101,37 @@ public final class Daemon {
         }
     }
 
+    /// Beside the journal: a fresh install's setup was offered (at an earlier login).
+    private let setupOfferedMarker: String
+
     /// Claims the daemon's bus name (failing with who owns it when another
-    /// daemon runs), then starts the session: carrying on with the previous
-    /// run's when its deadline has not passed, logging in otherwise. `done`
-    /// runs on `loop`, with the error when the daemon cannot start. Call it on `loop`.
+    /// daemon runs), then starts: carrying on with the previous run's session
+    /// when its deadline has not passed, logging in otherwise, or waiting for
+    /// a usable configuration. `done` runs on `loop`, with the error when the
+    /// daemon cannot start. Call it on `loop`.
     public func start(done: @escaping (Error?) -> Void) {
         loop.preconditionIsCurrent()
         desktop.onAlertEvent = { [weak self] event in self?.notifierEvent(event) }
         desktop.onReconnected = { [weak self] in self?.sessionBusReturned() }
-        desktop.start(serving: self, badge: { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) }) { error in
+        desktop.start(serving: self, showing: core.snapshot(at: now())) { error in
             if let error { return done(error) }
-            self.startSession()
+            self.begin()
             done(nil)
         }
     }
 
-    private func startSession() {
-        timer = loop.makeTimer { [weak self] in self?.timerFired() }
-        sleptSoFar = process.sleptSinceBoot()
-        systemWatch = makeSystemWatch { [weak self] event in self?.handle(event) }
-        systemWatch?.onDesktopSessionClosed = { [weak self] in self?.endWithTheDesktopSession("the desktop session closed") }
-        desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
-        systemWatch?.start()
-        startPeriodicWork()
-        watchFiles()
-        // Bubbles earlier runs left for unread alerts are this run's to replace or close; the
-        // waiting daemon's "cannot use its configuration" is over: the configuration is usable now.
-        for (kind, id) in journalKeeper.bubblesOfEarlierRuns() { desktop.adopt(kind, shownAs: id) }
-        readAndClose(.notSetUp)
-        refreshBadge(announce: true)
-        forwarder?.onRefusal = { [weak self] subject in
-            guard let self else { return }
-            if let subject { self.apply([.post(subject)]) } else { self.desktop.close(.relayRefused) }
+    private func begin() {
+        if core.configuration != nil {
+            systemWatch = makeSystemWatch { [weak self] event in self?.handle(.system(event)) }
+            systemWatch?.onDesktopSessionClosed = { [weak self] in self?.handle(.desktopSessionClosed) }
+            systemWatch?.start()
         }
+        desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
+        startPeriodicWork()
+        forwarder?.onRefusal = { [weak self] subject in self?.handle(.forwardingRefused(subject)) }
+        forwarder?.onQueuesChanged = { [weak self] in self?.forwardingChanged() }
         // Alerts a previous run could not deliver; what waited for a target since removed is said and dropped.
-        if let store {
+        if let store, let configuration = core.configuration {
             do {
                 try AlertForwarder.dropQueuesOfRemovedTargets(configuration.relayTargets, store: store, log: log)
             } catch {
@@ -169,59 +139,95 @@ public final class Daemon {
             }
         }
         forwarder?.kick()
-        startLocation()
-        if let restored = restoredSession() {
-            handle(.restore(restored))
-        } else {
-            handle(.start)
-        }
-        process.notify("READY=1\nSTATUS=\(session.state.rawValue)")
+        let journal = (try? store?.alerts(limit: 500)) ?? []
+        let badge = (try? store?.badge()) ?? BadgeState(count: 0, urgent: false)
+        handle(.started(DaemonStart(
+            wallClock: AlertStore.now, sleptSinceBoot: process.sleptSinceBoot(),
+            journal: journal.map { JournaledAlert(kind: $0.kind, body: $0.body, unread: !$0.acknowledged, notificationID: $0.notificationID) },
+            badge: badge, recent: Self.recent(journal), carriedOn: carriedSession(),
+            setupOffered: access(setupOfferedMarker, F_OK) == 0)))
+        forwardingChanged()
     }
 
     /// Stops: logs out first when configured, then calls `done` (on `loop`, where this is called).
     public func stop(done: @escaping () -> Void) {
         loop.preconditionIsCurrent()
-        process.notify("STOPPING=1")
-        timer?.disarm()
-        stopLocation()
-        apply(DaemonRules.whenStopping(session.handle(.stop, at: now())))
-        saveSession()
+        handle(.stop)
+        guard let client else { return done() }
         // Requests run in order: this comes after the logout.
         client.dropConnection { done() }
     }
 
-    /// The desktop session is over: log out when `logout-on-exit` says so,
-    /// then exit — a daemon left running would keep a shared lab PC's
-    /// previous student online. (The systemd user unit is stopped by systemd.)
-    func endWithTheDesktopSession(_ why: String) {
-        log("\(why); stopping with it")
-        stop { [process] in process.exit(0) }
+    // MARK: Events
+
+    /// Gives the core one event, carries out its effects, and reads the journal once when they changed it.
+    func handle(_ event: DaemonEvent<LocationFix>) {
+        loop.preconditionIsCurrent()
+        for effect in core.handle(event, at: now()) { carryOut(effect) }
+        // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
+        switch event {
+        case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeeper.hasUnjournaled { journal([]) }
+        default: break
+        }
+        guard journalChanged else { return }
+        journalChanged = false
+        readJournal()
+    }
+
+    /// The badge and the newest alerts after a change (and the forwarding queues, which the same transaction filled).
+    private func readJournal() {
+        if let summaries = forwarder?.summaries() { handle(.forwarding(summaries)) }
+        let badge = (try? store?.badge()) ?? snapshot.badge
+        let recent = (try? store?.alerts(limit: TrayModel.recentLimit)).map(Self.recent) ?? snapshot.recent
+        handle(.journalRead(badge: badge, recent: recent))
+    }
+
+    private func forwardingChanged() {
+        guard let summaries = forwarder?.summaries() else { return }
+        handle(.forwarding(summaries))
+    }
+
+    private static func recent(_ entries: [JournalEntry]) -> [TrayFacts.RecentAlert] {
+        entries.prefix(TrayModel.recentLimit).map { TrayFacts.RecentAlert(id: $0.id, title: $0.title, unread: !$0.acknowledged) }
+    }
+
+    private func notifierEvent(_ event: Notifier.Event) {
+        switch event {
+        case .delivered(let kind, let id): handle(.bubble(.shown(kind, id: id)))
+        case .actionInvoked(let kind, let key, _): handle(.bubble(.clicked(kind, action: key)))
+        case .closed(let kind, .dismissed): handle(.bubble(.dismissed(kind)))
+        default: break
+        }
     }
 
     /// The session bus has stayed away: without logind to say whether the
     /// session lives on (or systemd to stop the unit), the session is taken to be over.
     private func sessionBusGone() {
-        if systemWatch?.followsDesktopSession == true || process.isTheUserUnit {
-            return log("the session bus has been away for \(SessionBusFace.busGrace.components.seconds) s; still trying (\(process.isTheUserUnit ? "systemd" : "logind") says when the session ends)")
-        }
-        endWithTheDesktopSession("the session bus has been away for \(SessionBusFace.busGrace.components.seconds) s and no logind session says the desktop lives on")
+        let keeper: SessionKeeper? =
+            process.isTheUserUnit ? .systemd : systemWatch?.followsDesktopSession == true ? .logind : nil
+        handle(.sessionBusGone(for: SessionBusFace.busGrace, keeper: keeper))
     }
 
     /// The session bus came back: a portal location source used the old connection.
     private func sessionBusReturned() {
-        guard location.source is PortalLocation else { return }
-        stopLocation()
-        startLocation()
+        guard locationSource is PortalLocation else { return }
+        stopLocationSource()
+        handle(.locationSourceLost)
     }
 
     /// The systemd watchdog (when WatchdogSec= asks for it) and the daily
-    /// certificate check: the only wake-ups besides the session's timer.
+    /// certificate check: the only wake-ups besides the core's timers.
     private func startPeriodicWork() {
         if let period = process.watchdogPeriod {
             periodic.append(repeating(every: period) { [process] in process.notify("WATCHDOG=1") })
         }
-        if let certificate = configuration.certificate {
-            periodic.append(repeating(every: .seconds(86_400)) { [weak self] in self?.checkCertificate(certificate) })
+        if let configuration = core.configuration, let certificate = configuration.certificate {
+            periodic.append(repeating(every: .seconds(86_400)) { [weak self] in
+                guard let facts = try? CredentialFiles.inspect(
+                    certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword)
+                else { return }
+                self?.handle(.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry))
+            })
         }
     }
 
@@ -238,248 +244,248 @@ public final class Daemon {
         return made
     }
 
-    /// The configuration and the files it names: a new configuration takes
-    /// effect by itself, and a replaced certificate is tried at once after a refusal.
-    private func watchFiles() {
-        let paths = [configurationPath, configuration.certificate, configuration.key, configuration.caFile].compactMap { $0 }
-        do {
-            fileWatch = try FileWatch(paths: paths, programs: [executable].compactMap { $0 }, loop: loop) { [weak self] path in self?.fileChanged(path) }
-        } catch {
-            // Said once: without the watch a changed file is not noticed (a user's inotify instances may be used up).
-            log("cannot watch \(configurationPath) and the certificate files (\(error)); a changed configuration or certificate takes effect only after: systemctl --user restart ccrelay")
-        }
-    }
-
     private func fileChanged(_ path: String) {
-        if path == configurationPath { return configurationChanged() }
-        if path == executable { return programReplaced() }
-        // A certificate, key or CA file: after a refusal of the credentials,
-        // the user acted. Certificate and key are often replaced one after
-        // the other: the login waits until the files have been quiet for a second.
-        lastChangedFile = path
-        let settle = fileSettle ?? loop.makeTimer { [weak self] in self?.credentialFilesSettled() }
-        fileSettle = settle
-        settle.arm(after: .seconds(1))
-    }
-
-    /// Marks the unread alerts of `kind` (raised before `postedBefore`) read and
-    /// closes their bubble: what they said is over.
-    private func readAndClose(_ kind: AlertKind, postedBefore: Double = .infinity) {
-        guard let store else { return }
-        do {
-            guard try store.acknowledge(kind: kind, postedBefore: postedBefore) > 0 else { return }
-            desktop.close(kind)
-            refreshBadge()
-        } catch {
-            journalKeeper.failed(error, doing: "mark the \(kind.rawValue) alerts read")
+        if path == configurationPath { return checkConfiguration() }
+        if path == executable {
+            guard let executable, access(executable, X_OK) == 0 else { return }
+            return handle(.programReplaced)
         }
+        handle(.credentialFileChanged(path: path))
     }
 
-    /// The package manager replaced this program (dpkg writes the new file
-    /// and renames it over the old): once it has been quiet for a second and
-    /// no exchange is under way, the daemon runs the new one, the same process
-    /// carrying on with the session (as for a changed configuration).
-    private func programReplaced() {
-        guard let executable, access(executable, X_OK) == 0 else { return }
-        let settle = upgradeSettle ?? loop.makeTimer { [weak self] in
-            guard let self else { return }
-            self.upgradeWaiting = true
-            self.restartForTheUpgradeIfQuiet()
-        }
-        upgradeSettle = settle
-        settle.arm(after: .seconds(1))
+    private func checkConfiguration() {
+        handle(.configurationChanged(ConfigurationCheck.read(configurationPath, log: log).reading))
     }
 
-    private func restartForTheUpgradeIfQuiet() {
-        guard upgradeWaiting, exchangesInFlight == 0 else { return }
-        log("\(executable ?? "the program") was replaced (an upgrade); restarting with it")
-        saveSession()
-        process.restart(log)
-        upgradeWaiting = false
-    }
+    // MARK: Effects
 
-    /// One exchange with the CC server is over: a restart for an upgrade may go now.
-    private func exchangeEnded() {
-        exchangesInFlight -= 1
-        restartForTheUpgradeIfQuiet()
-    }
-
-    private func credentialFilesSettled() {
-        guard DaemonRules.logInAgainAfterCredentialFilesChanged(state: session.state, lastProblemCode: lastProblem?.code) else { return }
-        log("\(lastChangedFile) changed; logging in again")
-        handle(.start)
-    }
-
-    /// A valid new configuration restarts the daemon with it (the same
-    /// process, exec'd anew, carrying on with the session); an invalid one is
-    /// reported and the running configuration kept.
-    private func configurationChanged() {
-        let loaded = ConfigurationCheck.load(configurationPath, log: log)
-        guard var fresh = loaded.configuration else {
-            let problems = loaded.errors.map(\.description).joined(separator: "; ")
-            return log("the changed configuration is not used until it is fixed: \(problems)")
-        }
-        var running = configuration
-        fresh.lines = [:]
-        running.lines = [:]
-        guard fresh != running else { return }
-        log("the configuration changed; restarting with it")
-        saveSession()
-        process.restart(log)
-    }
-
-    /// Warns, once a day, when the student certificate expires within 7 days.
-    private func checkCertificate(_ path: String) {
-        guard let facts = try? CredentialFiles.inspect(certificate: path, key: configuration.key, passphrase: configuration.bundlePassword),
-            let warning = DaemonRules.expiryWarning(secondsUntilExpiry: facts.secondsUntilExpiry)
-        else { return }
-        apply([.post(warning)])
-    }
-
-    /// A timer expiry; a sleep logind did not announce shows as time that
-    /// CLOCK_BOOTTIME counted and CLOCK_MONOTONIC did not.
-    private func timerFired() {
-        let slept = process.sleptSinceBoot()
-        defer { sleptSoFar = slept }
-        if DaemonRules.sleptUnannounced(sleptBefore: sleptSoFar, sleptNow: slept, state: session.state) {
-            log("the machine slept without notice; resuming")
-            handle(.sleeping)
-            handle(.resumed)
-        }
-        handle(.timerFired)
-    }
-
-    func handle(_ event: SessionEvent) {
-        loop.preconditionIsCurrent()
-        apply(session.handle(event, at: now()))
-        switch event {
-        case .loginAnswered, .keepAliveAnswered, .logout:
-            saveSessionIfChanged()
-            // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
-            if journalKeeper.hasUnjournaled { journal([]) }
-        // Outside access may be back: relay targets that failed try at once.
-        case .connectivity(online: true), .resumed: forwarder?.flush()
-        default: break
-        }
-    }
-
-    /// Carries out effects in order. Their alerts are journaled first, all in
-    /// one transaction (a reply with many notices costs one write, not one each).
-    func apply(_ effects: [SessionEffect]) {
-        var posts: [(Alert, notice: String?)] = []
-        for case .post(let subject) in effects {
-            let alert = alert(for: subject)
-            if case .notice(let id, _, _, _) = subject { posts.append((alert, id)) } else { posts.append((alert, nil)) }
-        }
-        journal(posts)
-        // One bubble per kind: of many notices in one reply only the newest (DaemonRules.bubbles).
-        var bubbles = DaemonRules.bubbles(for: effects.compactMap { if case .post(let subject) = $0 { subject } else { nil } })[...]
-        for effect in effects {
-            guard case .post(let subject) = effect else {
-                apply(effect)
-                continue
-            }
-            guard bubbles.first?.subject == subject else { continue }
-            let (_, moreNotices) = bubbles.removeFirst()
-            var shown = alert(for: subject)
-            if moreNotices > 0 {
-                shown.body += "\n" + Localization.localizer.plural(
-                    "%s more campus notice came with it (ccrelay history lists it).",
-                    "%s more campus notices came with it (ccrelay history lists them).", count: moreNotices)
-            }
-            desktop.post(shown)
-        }
-    }
-
-    /// The alert for `subject` in the user's language.
-    private func alert(for subject: AlertSubject) -> Alert {
-        AlertCatalogue.alert(for: subject, localize: Localization.localizer)
-    }
-
-    private func apply(_ effect: SessionEffect) {
+    private func carryOut(_ effect: DaemonEffect<LocationFix>) {
         switch effect {
-        case .sendLogin(let timeout):
-            guard let user = configuration.user else {
-                return login(user: nil, password: nil, timeout: timeout)
-            }
+        case .sendLogin(let user, let timeout):
+            guard let user else { return login(user: nil, password: nil, timeout: timeout) }
             // Password login: the password comes from the keyring, never from a file.
             desktop.password(user: user) { result in
-                guard case .success(let password?) = result else {
-                    self.lastProblem = ProblemReport(
-                        code: .noPassword,
-                        sentence: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)")
-                    self.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)")
-                    self.handle(.loginAnswered(.refused(.badPassword, message: nil)))
-                    return
-                }
+                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user)) }
                 self.login(user: user, password: password, timeout: timeout)
             }
-        case .sendKeepAlive(let seq, let timeout):
-            guard let token else { return }
-            exchangesInFlight += 1
-            client.keepAlive(session: token, seq: seq, location: fixForKeepAlive(), timeout: timeout) { exchange in
-                defer { self.exchangeEnded() }
+        case .sendKeepAlive(let token, let seq, let fix, let timeout):
+            client?.keepAlive(session: token, seq: seq, location: fix, timeout: timeout) { exchange in
                 let reading = KeepAliveReading(exchange)
-                self.note(reading.problem, droppedNotices: reading.droppedNotices)
-                if let rejected = reading.locationRejected { self.keepAliveLocation(rejected: rejected) }
-                self.handle(.keepAliveAnswered(reading.answer))
+                self.handle(.keepAliveAnswered(KeepAliveResult(
+                    problem: reading.problem, droppedNotices: reading.droppedNotices, locationRejected: reading.locationRejected,
+                    answer: reading.answer)))
             }
-        case .sendLogout:
-            guard let token else { return }
-            self.token = nil
-            exchangesInFlight += 1
-            client.logout(session: token, timeout: .seconds(5)) { _ in self.exchangeEnded() }
-        case .dropConnection:
-            client.dropConnection {}
-        case .armTimer(let instant): timer?.arm(at: instant.sinceBoot)
-        case .cancelTimer: timer?.disarm()
-        case .post:
-            apply([effect])
+        case .sendLogout(let token, let timeout):
+            client?.logout(session: token, timeout: timeout) { _ in self.handle(.logoutAnswered) }
+        case .dropConnection: client?.dropConnection {}
+        case .arm(let which, let instant): timer(which).arm(at: instant.sinceBoot)
+        case .cancel(let which): timers[which]?.disarm()
+        case .record(let items):
+            journal(items.map { ($0.alert, $0.notice) })
+        case .show(let alert): desktop.post(alert)
         case .close(let kind): desktop.close(kind)
-        case .stateChanged(let state):
-            log("state: \(state.rawValue)")
-            process.notify("STATUS=\(state.rawValue)")
-            announceProperties([.state])
-            // The campus session is back: what waited (a logout alert to an
-            // internet target) goes out now.
-            if state == .online { forwarder?.flush() }
-        case .readyToSleep: systemWatch?.releaseSleepLock()
+        case .adopt(let kind, let id): desktop.adopt(kind, shownAs: id)
+        case .rememberBubble(let kind, let id): try? store?.setNotificationID(id, forNewest: kind)
+        case .acknowledge(let acknowledgement): acknowledge(acknowledgement)
+        case .saveSession(let record): saveSession(record)
+        case .publish(let published):
+            snapshot = published
+            publications += 1
+            desktop.publish(published)
+        case .log(let line): log(line)
+        case .notifySystemd(let state): process.notify(state)
+        case .releaseSleepLock: systemWatch?.releaseSleepLock()
+        case .flushForwarding: forwarder?.flush()
+        case .startLocationSource:
+            locationSource = makeLocationSource()
+            locationSource?.start()
+        case .stopLocationSource: stopLocationSource()
+        case .watch(let paths): watch(paths)
+        case .checkConfiguration: checkConfiguration()
+        case .rememberSetupOffered: rememberSetupOffered()
+        case .openSetup:
+            if !SetupLauncher.openTerminal(configurationPath: configurationPath, log: log) { handle(.user(.showStatus(setupCommand: true))) }
+        case .restart: process.restart(log)
+        case .end: stop { [process] in process.exit(0) }
         }
+    }
+
+    private func timer(_ which: DaemonTimer) -> any LoopTimer {
+        if let made = timers[which] { return made }
+        let made = loop.makeTimer { [weak self] in
+            guard let self else { return }
+            self.handle(.timerFired(which, sleptSinceBoot: self.process.sleptSinceBoot()))
+        }
+        timers[which] = made
+        return made
     }
 
     private func login(user: String?, password: String?, timeout: Duration) {
-        exchangesInFlight += 1
+        guard let client else { return }
         client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
-            defer { self.exchangeEnded() }
             let reading = LoginReading(exchange)
-            if let grant = reading.grant {
-                self.token = grant.session
-                self.ip = grant.ip
-                self.serverAsks(grant.location)
-                // The first login of the run worked: the certificate, key and password a credentials
-                // alert of an earlier run blamed work now (this run's own expiry warning stays; a
-                // session carried on from the last run proves no login and closes nothing).
-                if !self.loggedInThisRun {
-                    self.loggedInThisRun = true
-                    self.readAndClose(.credentials, postedBefore: self.startedAt)
-                }
-            }
-            self.note(reading.problem, droppedNotices: reading.droppedNotices)
-            self.handle(.loginAnswered(reading.answer))
+            self.handle(.loginAnswered(LoginResult(
+                grant: reading.grant.map { LoginResult.Grant(token: $0.session, ip: $0.ip, location: $0.location) },
+                problem: reading.problem, droppedNotices: reading.droppedNotices, answer: reading.answer)))
         }
     }
 
-    /// docs/protocol.md's leniency: a malformed notice is dropped and the reply
-    /// stands; said once per run (a server may send it with every reply).
-    private func noteDroppedNotices(_ dropped: Int) {
-        guard dropped > 0, !droppedNoticesLogged else { return }
-        droppedNoticesLogged = true
-        log("the server sent \(dropped) malformed (or too many) notices; dropped them, the rest of the reply stands")
+    /// Records alerts before they are shown, all in one transaction; a
+    /// notice's id is remembered as seen, and an alert to forward queued in
+    /// the outbox, in the same transaction. What could not be journaled (a
+    /// full disk) is kept in memory and journaled — and so forwarded — first,
+    /// the next time the store can be written.
+    private func journal(_ alerts: [(Alert, notice: String?)]) {
+        journalChanged = true
+        if journalKeeper.record(alerts, forwardTo: { [forwarder] in forwarder?.destinations(for: $0) ?? [] }) {
+            forwarder?.kick()
+        }
     }
 
-    /// What every exchange leaves behind: its problem (for `GetStatus`) and dropped notices.
-    private func note(_ problem: ProblemReport?, droppedNotices: Int) {
-        if let problem { lastProblem = problem }
-        noteDroppedNotices(droppedNotices)
+    private func acknowledge(_ acknowledgement: Acknowledgement) {
+        journalChanged = true
+        let count: Int
+        switch acknowledgement {
+        case .over(let kind, let postedBefore):
+            guard let store else { return }
+            do {
+                count = try store.acknowledge(kind: kind, postedBefore: postedBefore ?? .infinity)
+            } catch {
+                return journalKeeper.failed(error, doing: "mark the \(kind.rawValue) alerts read")
+            }
+        case .seen(let kind):
+            return acknowledged(acknowledgement, "the \(kind.rawValue) alert") { store throws(StoreError) in try store.acknowledge(kind: kind) }
+        case .seenAlert(let id):
+            return acknowledged(acknowledgement, "alert \(id)") { store throws(StoreError) in try store.acknowledge(id: id) ? 1 : 0 }
+        case .all:
+            guard let cleared = try? journalKeeper.acknowledgeAll() else { return }
+            count = cleared
+        }
+        handle(.acknowledged(acknowledgement, count: count, nothingUnread: []))
     }
+
+    private func acknowledged(_ acknowledgement: Acknowledgement, _ what: String, _ change: (AlertStore) throws(StoreError) -> Int) {
+        guard let (count, nothingUnread) = journalKeeper.acknowledging(what, change) else { return }
+        handle(.acknowledged(acknowledgement, count: count, nothingUnread: nothingUnread))
+    }
+
+    private func watch(_ paths: [String]) {
+        // Not set up yet: the folder is watched (an editor replaces the file); make it if it is not there yet.
+        if core.configuration == nil {
+            let folder = String(configurationPath[..<(configurationPath.lastIndex(of: "/") ?? configurationPath.startIndex)])
+            if !folder.isEmpty { mkdir(folder, 0o700) }
+        }
+        do {
+            fileWatch = try FileWatch(paths: paths, programs: [executable].compactMap { $0 }, loop: loop) { [weak self] path in
+                self?.fileChanged(path)
+            }
+        } catch {
+            // Said once: without the watch a changed file is not noticed (a user's inotify instances may be used up).
+            log("cannot watch \(paths.joined(separator: ", ")) (\(error)); a changed configuration or certificate takes effect only after: systemctl --user restart ccrelay")
+        }
+    }
+
+    private func rememberSetupOffered() {
+        let folder = String(setupOfferedMarker[..<(setupOfferedMarker.lastIndex(of: "/") ?? setupOfferedMarker.startIndex)])
+        var built = ""
+        for part in folder.split(separator: "/") {
+            built += "/" + part
+            mkdir(built, 0o700)
+        }
+        let descriptor = open(setupOfferedMarker, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) } else { log("cannot remember that setup was offered (\(SystemError.reason(errno))); it is offered again next time") }
+    }
+
+    // MARK: Location
+
+    private func stopLocationSource() {
+        locationSource?.stop()
+        locationSource = nil
+    }
+
+    private func makeLocationSource() -> LocationSource {
+        let report: (LocationReport<LocationFix>) -> Void = { [weak self] report in self?.handle(.location(report)) }
+        let portal =
+            switch core.configuration?.locationSource ?? .auto {
+            case .portal: true
+            case .geoclue: false
+            case .auto: access("/.flatpak-info", F_OK) == 0
+            }
+        if portal, let connection = desktop.connection {
+            log("location: asking the Location portal for fixes")
+            return PortalLocation(loop: loop, connection: connection, log: log, report: report)
+        }
+        log("location: asking GeoClue for fixes")
+        return GeoClueLocation(loop: loop, desktopID: ControlNames.busName, log: log, report: report)
+    }
+
+    // MARK: The saved session
+
+    /// Which credentials a saved session belongs to.
+    private var account: String { core.configuration.map { $0.user ?? $0.certificate ?? "" } ?? "" }
+
+    private func saveSession(_ record: SessionRecord?) {
+        guard let store, let configuration = core.configuration else { return }
+        let snapshot = record.map {
+            SessionSnapshot(
+                server: configuration.serverURL, account: account, token: $0.token, ip: $0.ip, interval: $0.interval,
+                timeout: $0.timeout, seq: $0.seq,
+                deadline: AlertStore.now + Double($0.remaining.components.seconds) + Double($0.remaining.components.attoseconds) / 1e18)
+        }
+        do {
+            try store.saveSession(snapshot)
+        } catch {
+            journalKeeper.failed(error, doing: "save the session")
+        }
+    }
+
+    /// The previous run's session, when it is for this server and account and
+    /// its deadline has not passed.
+    private func carriedSession() -> CarriedSession? {
+        guard let store, let configuration = core.configuration else { return nil }
+        let saved: SessionSnapshot?
+        do {
+            saved = try store.savedSession()
+        } catch {
+            journalKeeper.failed(error, doing: "read the saved session")
+            return nil
+        }
+        guard let saved, saved.server == configuration.serverURL, saved.account == account else { return nil }
+        let now = AlertStore.now
+        if let problem = saved.problem(now: now) {
+            // Damaged or tampered with: dropped; a fresh login follows quietly.
+            log("the saved session cannot be used (\(problem)); logging in afresh")
+            try? store.saveSession(nil)
+            return nil
+        }
+        let remaining = saved.deadline - now
+        guard remaining > 1 else { return nil }
+        log("carrying on with the session of the previous run (\(Int(remaining)) s left)")
+        return CarriedSession(
+            token: saved.token, ip: saved.ip,
+            session: RestoredSession(
+                interval: saved.interval, timeout: saved.timeout, remaining: .milliseconds(Int(remaining * 1000)), seq: saved.seq))
+    }
+}
+
+// MARK: ControlTarget
+
+extension Daemon: ControlTarget {
+    /// What `GetStatus` answers now: the last published snapshot.
+    func status() -> DaemonStatus { DaemonStatus(snapshot, version: version, at: now()) }
+
+    func clearBadge() throws(DBusError) -> UInt32 {
+        let cleared = try journalKeeper.acknowledgeAll()
+        journalChanged = true
+        handle(.acknowledged(.all, count: cleared, nothingUnread: []))
+        return UInt32(clamping: cleared)
+    }
+
+    func requestLogin() { handle(.user(.login)) }
+    func requestLogout() { handle(.user(.logout)) }
+    func showStatus(setupCommand: Bool) { handle(.user(.showStatus(setupCommand: setupCommand))) }
+    func setUp() { handle(.user(.setUp)) }
+    func acknowledge(alert id: Int64) { handle(.user(.acknowledge(alertID: id))) }
+    func quit() { handle(.user(.quit)) }
+    func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }
 }

@@ -19,14 +19,12 @@ protocol DesktopFace: AnyObject {
     var connection: Connection? { get }
 
     /// Exports the control API for `target` and the LauncherEntry (showing
-    /// `badge()`), follows the notification server, and claims the daemon's
-    /// name; `done` hears why not, when another daemon has it.
-    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void)
-    /// Emits `PropertiesChanged` for the named control properties (and
-    /// updates the tray icon, which shows the same state and badge).
-    func announce(_ properties: [ControlProperty])
-    /// Emits the LauncherEntry `Update` for `badge`.
-    func announceBadge(_ badge: BadgeState)
+    /// `initial` until the first publication), follows the notification
+    /// server, and claims the daemon's name; `done` hears why not, when another daemon has it.
+    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void)
+    /// What users see now: `GetStatus`, the properties, the tray and the
+    /// dock show it from now on; the properties and the badge that changed are announced.
+    func publish(_ snapshot: DaemonSnapshot)
     func post(_ alert: Alert)
     func close(_ kind: AlertKind)
     /// The bubble an earlier run showed for `kind` (call after `start`): this run replaces or closes it.
@@ -56,7 +54,10 @@ final class SessionBusFace: DesktopFace {
     private let loop: any EventScheduler
     private let log: (String) -> Void
     private weak var target: ControlTarget?
-    private var badge: () -> BadgeState = { BadgeState(count: 0, urgent: false) }
+    /// What the daemon published last (what it was before, until it first publishes).
+    private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
+    private var published = false
+    private var badge: BadgeState { snapshot.badge }
     private var reconnectDelay: Duration = .seconds(1)
     private var reconnectTimer: (any LoopTimer)?
     private var tray: TrayIcon?
@@ -71,10 +72,10 @@ final class SessionBusFace: DesktopFace {
         notifier = Notifier(connection: bus, log: log)
     }
 
-    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void) {
+    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
         loop.preconditionIsCurrent()
         self.target = target
-        self.badge = badge
+        snapshot = initial
         exportObjects()
         claimName { error in
             if error == nil {
@@ -87,8 +88,24 @@ final class SessionBusFace: DesktopFace {
         watchBus()
     }
 
-    func announce(_ properties: [ControlProperty]) {
-        tray?.refresh()
+    func publish(_ snapshot: DaemonSnapshot) {
+        // The first publication is announced whole (a dock already running learns the badge).
+        let change = SnapshotChange(from: published ? self.snapshot : nil, to: snapshot)
+        self.snapshot = snapshot
+        published = true
+        if change.tray { tray?.refresh() }
+        if change.badge { announceBadge(snapshot.badge) }
+        if !change.properties.isEmpty { announce(change.properties) }
+    }
+
+    /// `GetStatus` now: the last snapshot, its times read at this moment.
+    private func status() -> DaemonStatus? {
+        guard let target else { return nil }
+        return DaemonStatus(snapshot, version: target.version, at: Instant(sinceBoot: loop.now))
+    }
+
+    /// Emits `PropertiesChanged` for the named control properties.
+    private func announce(_ properties: [ControlProperty]) {
         let names = properties.map(\.rawValue)
         do {
             try bus.emitPropertiesChanged(path: ControlNames.path, interface: ControlNames.interface, changed: names)
@@ -97,7 +114,8 @@ final class SessionBusFace: DesktopFace {
         }
     }
 
-    func announceBadge(_ badge: BadgeState) {
+    /// Emits the LauncherEntry `Update` for `badge`.
+    private func announceBadge(_ badge: BadgeState) {
         do {
             try LauncherEntry.announce(badge, on: bus)
         } catch {
@@ -121,7 +139,7 @@ final class SessionBusFace: DesktopFace {
     private func watchDocks() {
         _ = bus.watchName(LauncherEntry.dockName) { [weak self] owner in
             guard let self, owner != nil else { return }
-            self.announceBadge(self.badge())
+            self.announceBadge(self.badge)
         }
     }
 
@@ -134,7 +152,12 @@ final class SessionBusFace: DesktopFace {
     private func startTray() {
         let tray = TrayIcon(
             connection: bus,
-            facts: { [weak self] in self?.target.map(TrayFacts.init(of:)) ?? TrayFacts(state: .offline, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: []) },
+            facts: { [weak self] in
+                guard let self else {
+                    return TrayFacts(state: .offline, ip: "", remaining: nil, problem: "", unread: 0, urgent: false, recent: [])
+                }
+                return self.snapshot.trayFacts(at: Instant(sinceBoot: self.loop.now))
+            },
             perform: { [weak self] action in self?.perform(action) },
             activate: { [weak self] in self?.target?.showStatus() }, log: log)
         self.tray = tray
@@ -149,7 +172,7 @@ final class SessionBusFace: DesktopFace {
         case .logout: target.requestLogout()
         case .clearBadge: _ = try? target.clearBadge()
         case .acknowledge(let id): target.acknowledge(alert: id)
-        case .setUp: target.openSetup(log: log)
+        case .setUp: target.setUp()
         case .quit:
             // After the host's call is answered: stopping closes the connection.
             let later = loop.makeTimer { [weak self] in self?.target?.quit() }
@@ -161,9 +184,8 @@ final class SessionBusFace: DesktopFace {
 
     private func exportObjects() {
         guard let target else { return }
-        let badge = self.badge
-        bus.export([ControlAPI.interface(for: target)], at: ControlNames.path)
-        bus.export([LauncherEntry.interface(current: badge)], at: LauncherEntry.path)
+        bus.export([ControlAPI.interface(for: target) { [weak self] in self?.status() }], at: ControlNames.path)
+        bus.export([LauncherEntry.interface(current: { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) })], at: LauncherEntry.path)
     }
 
     /// Takes `io.github.ccrelay.CCRelay`; when another daemon has it, `done`
@@ -226,7 +248,7 @@ final class SessionBusFace: DesktopFace {
             reconnectDelay = .seconds(1)
             watchBus()
             exportObjects()
-            announceBadge(badge())
+            announceBadge(badge)
             announce([.badge])
             claimName { [log] error in if let error { log("\(error)") } }
             tray?.start(on: connection)

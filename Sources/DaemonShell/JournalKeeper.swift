@@ -52,35 +52,24 @@ final class JournalKeeper {
         }
     }
 
-    /// Runs an acknowledgement on the store; the kinds left with nothing
-    /// unread, whose bubbles are to close (one still on screen, or one
-    /// waiting for a notification server, which would pop up, red, long
-    /// after the user saw it in the tray). A failure is said once; nothing closes then.
-    func acknowledging(_ what: String, _ change: (AlertStore) throws(StoreError) -> Void) -> [AlertKind] {
-        guard let store = usable() else { return [] }
+    /// Runs an acknowledgement on the store: how many alerts it marked read,
+    /// and the kinds left with nothing unread, whose bubbles are to close (one
+    /// still on screen, or one waiting for a notification server, which would
+    /// pop up, red, long after the user saw it in the tray). A failure is said once; nil then.
+    func acknowledging(_ what: String, _ change: (AlertStore) throws(StoreError) -> Int) -> (count: Int, nothingUnread: [AlertKind])? {
+        guard let store = usable() else { return nil }
         do {
-            try change(store)
+            let count = try change(store)
             let unread = try store.unreadKinds()
-            return AlertKind.allCases.filter { $0.badgeIncrement > 0 && !unread.contains($0) }
+            return (count, Self.badgeKinds.filter { !unread.contains($0) })
         } catch {
             failed(error, doing: "acknowledge " + what)
-            return []
+            return nil
         }
     }
 
     /// Every kind that can be unread: what Clear badge closes.
     static let badgeKinds = AlertKind.allCases.filter { $0.badgeIncrement > 0 }
-
-    /// The bubbles earlier runs showed for alerts still unread, as their
-    /// journaled ids (the newest alert of each kind): this run replaces or closes them.
-    func bubblesOfEarlierRuns() -> [(kind: AlertKind, id: UInt32)] {
-        guard let store = usable(), let entries = try? store.alerts(limit: 500) else { return [] }
-        var seen: Set<AlertKind> = []
-        return entries.compactMap { entry in
-            guard seen.insert(entry.kind).inserted, !entry.acknowledged, let id = entry.notificationID else { return nil }
-            return (entry.kind, id)
-        }
-    }
 
     /// Whether alerts wait in memory for the store.
     var hasUnjournaled: Bool { !unjournaled.isEmpty }

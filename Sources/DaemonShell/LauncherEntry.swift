@@ -1,5 +1,6 @@
 import AlertJournal
 import DBus
+import CCRelayCore
 import DesktopServices
 
 /// The dock badge, through the Unity LauncherEntry API that GNOME's Dash to

@@ -271,14 +271,3 @@ final class TrayIcon {
         return .dictionary(key: "s", value: "v", entries)
     }
 }
-
-extension TrayFacts {
-    /// The tray's facts from the control target: its status and newest alerts.
-    init(of target: ControlTarget) {
-        let status = target.status()
-        self.init(
-            state: DaemonState(wireName: status.state), ip: status.ip, remaining: status.remaining, problem: status.lastError, unread: Int(status.badge),
-            urgent: status.urgent,
-            recent: ((try? target.journal(limit: TrayModel.recentLimit)) ?? []).map { RecentAlert(id: $0.id, title: $0.title, unread: !$0.acknowledged) })
-    }
-}

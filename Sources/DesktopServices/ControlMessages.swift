@@ -46,11 +46,11 @@ public struct DaemonStatus: Sendable, Hashable {
     public var location: String
     public var version: String
     /// Each `[relay]` target's queue and last delivery (none when forwarding is off).
-    public var relays: [RelayStatus]
+    public var relays: [ForwardingSummary]
 
     public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
                 lastError: String, lastErrorCode: String = "", nextAttempt: Int64? = nil, interval: UInt32,
-                timeout: UInt32, location: String, version: String, relays: [RelayStatus] = []) {
+                timeout: UInt32, location: String, version: String, relays: [ForwardingSummary] = []) {
         self.state = state
         self.badge = badge
         self.urgent = urgent
@@ -96,39 +96,26 @@ public struct DaemonStatus: Sendable, Hashable {
         timeout = dictionary["timeout"]?.get(UInt32.self) ?? 0
         location = dictionary["location"]?.get(String.self) ?? "off"
         version = dictionary["version"]?.get(String.self) ?? ""
-        relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(RelayStatus.init(dictionary:))
+        relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(ForwardingSummary.init(dictionary:))
     }
 }
 
-/// One `[relay]` target in `GetStatus`' `relay` entry (`aa{sv}`).
-public struct RelayStatus: Sendable, Hashable {
-    /// The target without its secrets (`ntfy https://ntfy.campus.example/topic`).
-    public var target: String
-    /// Alerts waiting for it.
-    public var queued: UInt32
-    /// When it last took an alert (seconds since the epoch), nil if never.
-    public var lastDelivered: Double?
-    /// Why the last attempt failed, "" when it did not.
-    public var lastError: String
-
-    public init(target: String, queued: UInt32, lastDelivered: Double?, lastError: String) {
-        self.target = target
-        self.queued = queued
-        self.lastDelivered = lastDelivered
-        self.lastError = lastError
-    }
-
+extension ForwardingSummary {
+    /// One `[relay]` target in `GetStatus`' `relay` entry (`aa{sv}`).
     public var dictionary: [String: Variant] {
-        var entries: [String: Variant] = ["target": Variant(target), "queued": Variant(queued), "last_error": Variant(lastError)]
+        var entries: [String: Variant] = [
+            "target": Variant(target), "queued": Variant(UInt32(clamping: queued)), "last_error": Variant(lastError),
+        ]
         if let lastDelivered { entries["last_delivered"] = Variant(lastDelivered) }
         return entries
     }
 
+    /// Read back from `GetStatus`, bounded.
     public init(dictionary: [String: Variant]) {
-        target = String((dictionary["target"]?.get(String.self) ?? "").prefix(300))
-        queued = dictionary["queued"]?.get(UInt32.self) ?? 0
-        lastDelivered = dictionary["last_delivered"]?.get(Double.self)
-        lastError = String((dictionary["last_error"]?.get(String.self) ?? "").prefix(500))
+        self.init(
+            target: String((dictionary["target"]?.get(String.self) ?? "").prefix(300)),
+            queued: Int(dictionary["queued"]?.get(UInt32.self) ?? 0), lastDelivered: dictionary["last_delivered"]?.get(Double.self),
+            lastError: String((dictionary["last_error"]?.get(String.self) ?? "").prefix(500)))
     }
 }
 

@@ -143,10 +143,9 @@ func runDaemon(_ arguments: [String]) -> Never {
         log("ccrelay-daemon is started by 'ccrelay daemon [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)
     }
-    let loaded = ConfigurationCheck.load(path, log: log)
-    for warning in loaded.warnings { log("warning: \(warning)") }
-    for error in loaded.errors { log("error: \(error)") }
-    guard let configuration = loaded.configuration else { waitForConfiguration(path, problems: loaded.errors) }
+    let (reading, warnings) = ConfigurationCheck.read(path, log: log)
+    for warning in warnings { log("warning: \(warning)") }
+    for error in reading.problems { log("error: \(error)") }
 
     // Until the loop runs, SIGTERM and SIGINT keep their default action and
     // end the process at once (connecting to a bus that does not answer can
@@ -158,8 +157,8 @@ func runDaemon(_ arguments: [String]) -> Never {
     let stopSignals: StopSignals
     do {
         loop = try EventLoop()
-        daemon = try Daemon(
-            configuration: configuration, configurationPath: path, version: ccrelayVersion, loop: loop, log: log)
+        // Without a usable configuration the daemon stays up as `unconfigured` until the file is usable.
+        daemon = try Daemon(reading: reading, configurationPath: path, version: ccrelayVersion, loop: loop, log: log)
         StopSignals.block()
         stopSignals = try StopSignals(loop: loop, handler: stop)
     } catch {
@@ -179,31 +178,6 @@ func runDaemon(_ arguments: [String]) -> Never {
 
 // A daemon that re-exec'd itself for a new configuration inherits the blocked mask.
 StopSignals.unblock()
-/// No usable configuration: the daemon stays up as `unconfigured` (on the
-/// session bus, when there is one) until the file becomes usable.
-func waitForConfiguration(_ path: String, problems: [ConfigurationIssue]) -> Never {
-    let loop: EventLoop
-    let daemon: UnconfiguredDaemon
-    let stopSignals: StopSignals
-    do {
-        loop = try EventLoop()
-        daemon = try UnconfiguredDaemon(configurationPath: path, problems: problems, version: ccrelayVersion, loop: loop, log: log)
-        StopSignals.block()
-        stopSignals = try StopSignals(loop: loop) { exit(0) }
-    } catch {
-        log("daemon: not set up, and cannot wait for a configuration: \(error)")
-        exit(1)
-    }
-    daemon.start { error in
-        if let error {
-            log("daemon: cannot start: \(error)")
-            exit(1)
-        }
-    }
-    withExtendedLifetime((daemon, stopSignals)) { loop.run() }
-    exit(0)
-}
-
 // A reader of standard error that went away (`ccrelay daemon 2>&1 | head`)
 // must not kill the daemon before it logs out and saves its session: a write
 // to it fails with EPIPE instead, and a failed log line is not fatal.

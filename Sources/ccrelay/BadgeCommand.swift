@@ -1,4 +1,5 @@
 import AlertJournal
+import CCRelayCore
 import DBus
 import DBusAsync
 import DesktopServices

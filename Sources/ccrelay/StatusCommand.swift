@@ -80,7 +80,7 @@ enum StatusCommand {
     }
 
     /// One relay target: where, the last delivery, what waits, why it fails.
-    static func describeRelay(_ relay: RelayStatus) -> String {
+    static func describeRelay(_ relay: ForwardingSummary) -> String {
         var parts = [Output.printable(relay.target)]
         parts.append(relay.lastDelivered.map { fill(localize("last delivered %s"), TimeText.local($0)) } ?? localize("nothing delivered yet"))
         if relay.queued > 0 { parts.append(Style.yellow(fill(localize("%s waiting"), "\(relay.queued)"))) }
@@ -175,7 +175,7 @@ struct StatusJSON: Encodable {
 
     /// One `relay` element.
     struct RelayJSON: Encodable {
-        var relay: RelayStatus
+        var relay: ForwardingSummary
         enum Keys: String, CodingKey { case target, queued, lastDelivered = "last_delivered", lastError = "last_error" }
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)

@@ -40,7 +40,7 @@ final class DaemonHarness {
         desktop.passwords = passwords
         let log = LogBox()
         daemon = Daemon(
-            configuration: configuration, configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
+            reading: .usable(configuration), configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
             transport: server, desktop: desktop, systemWatch: { [system] onEvent in
                 system.onEvent = onEvent
                 return system
@@ -202,17 +202,24 @@ final class RecordingDesktop: DesktopFace {
     var passwords: [String: String] = [:]
     private(set) var posted: [Alert] = []
     private(set) var closed: [AlertKind] = []
+    /// Every snapshot published, in order.
+    private(set) var published: [DaemonSnapshot] = []
+    /// The dock badges and the properties a bus face would announce for them.
     private(set) var badges: [BadgeState] = []
     private(set) var announced: [ControlProperty] = []
     private(set) var target: ControlTarget?
 
-    func start(serving target: ControlTarget, badge: @escaping () -> BadgeState, done: @escaping (BusNameError?) -> Void) {
+    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
         self.target = target
         done(nil)
     }
 
-    func announce(_ properties: [ControlProperty]) { announced += properties }
-    func announceBadge(_ badge: BadgeState) { badges.append(badge) }
+    func publish(_ snapshot: DaemonSnapshot) {
+        let change = SnapshotChange(from: published.last, to: snapshot)
+        published.append(snapshot)
+        if change.badge { badges.append(snapshot.badge) }
+        announced += change.properties
+    }
     func post(_ alert: Alert) { posted.append(alert) }
     func close(_ kind: AlertKind) { closed.append(kind) }
     private(set) var adopted: [AlertKind: UInt32] = [:]

@@ -60,6 +60,26 @@ import TestSupport
         #expect(try rig.store().savedSession() == nil)
     }
 
+    /// issue 23: one failing keep-alive built the status about four times
+    /// (seven SELECTs with forwarding on); a kick is one publication now,
+    /// carrying its state and its badge, and reading the status builds nothing.
+    @Test func aKickIsPublishedOnceWithItsStateAndBadge() throws {
+        let rig = try DaemonHarness(config: "[keepalive]\nauto-relogin = false")
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.runPending()
+        rig.loop.advance(by: .seconds(60))
+        let before = rig.daemon.publications
+        rig.server.answer(.loggedOut(reason: "kicked", message: nil))
+        rig.loop.runPending()
+        #expect(rig.daemon.publications == before + 1, "\(rig.desktop.published.suffix(3).map(\.state))")
+        let published = try #require(rig.desktop.published.last)
+        #expect(published.state == .loggedOut && published.badge == BadgeState(count: 1, urgent: true))
+        #expect(rig.desktop.announced.suffix(2) == [.state, .badge], "both properties announced, once")
+        _ = rig.daemon.status()
+        _ = try rig.desktop.target?.journal(limit: 5)
+        #expect(rig.daemon.publications == before + 1, "reading is not a change")
+    }
+
     @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
         let rig = try DaemonHarness()
         let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }
@@ -237,7 +257,7 @@ import TestSupport
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
         rig.loop.advance(by: .seconds(60))
         rig.server.answer(.loggedOut(reason: "kicked", message: nil))
-        rig.daemon.apply([.post(.credentials(.certificateExpiring(days: 3)))])
+        rig.daemon.handle(.certificateInspected(secondsUntilExpiry: 3 * 86_400))
         #expect(rig.desktop.posted.map(\.kind) == [.loggedOut, .credentials])
         let logout = try #require(try rig.store().alerts(limit: 5).first { $0.kind == .loggedOut })
         rig.daemon.acknowledge(alert: logout.id)

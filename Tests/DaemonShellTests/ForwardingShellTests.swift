@@ -137,7 +137,7 @@ import TestSupport
         let relay = ScriptedRelay()
         let loop = ManualLoop()
         let again = Daemon(
-            configuration: config, configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
+            reading: .usable(config), configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
             transport: ScriptedServer(), desktop: RecordingDesktop(), systemWatch: { _ in nil },
             relayTransport: { relay.lane(for: $0) }, storePath: folder + "/alerts.db", log: { _ in })
         again.start { _ in }
@@ -188,7 +188,7 @@ import TestSupport
         final class Log { var lines: [String] = [] }
         let log = Log()
         let again = Daemon(
-            configuration: configuration, configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: loop,
+            reading: .usable(configuration), configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: loop,
             transport: ScriptedServer(), desktop: RecordingDesktop(), systemWatch: { _ in nil },
             relayTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { log.lines.append($0) })
         again.start { _ in }
@@ -229,7 +229,7 @@ import TestSupport
     /// issue 20: one alert a target refused for good (413) blocked every later one.
     @Test func anAlertATargetRefusesForGoodDoesNotHoldUpTheNext() throws {
         let rig = try kicked()
-        rig.daemon.apply([.post(.credentials(.certificateExpiring(days: 3)))])
+        rig.daemon.handle(.certificateInspected(secondsUntilExpiry: 3 * 86_400))
         let ntfy = rig.relay[.ntfy]
         ntfy.answer(failure: "HTTP 413: payload too large", status: 413)
         #expect(ntfy.requests.count == 2, "the next alert goes at once, without back-off")

@@ -17,10 +17,7 @@ import TestSupport
     /// Answers the control API; counts what it was asked.
     final class CountingTarget: ControlTarget {
         var badgeClears = 0
-        func status() -> DaemonStatus {
-            DaemonStatus(state: "online", badge: 7, urgent: false, remaining: 60, ip: "", server: "", lastError: "",
-                         interval: 20, timeout: 60, location: "none", version: "test")
-        }
+        let version = "test"
         func clearBadge() throws(DBusError) -> UInt32 {
             badgeClears += 1
             return 7
@@ -29,7 +26,7 @@ import TestSupport
         func requestLogout() {}
         func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
         func showStatus(setupCommand: Bool) {}
-        let configurationPath = "/nonexistent/ccrelay.conf"
+        func setUp() {}
         func acknowledge(alert id: Int64) {}
         func quit() {}
     }
@@ -51,7 +48,7 @@ import TestSupport
         loop.sync {
             guard let face else { return }
             face.onReconnected = { reconnections.update { $0 += 1 } }
-            face.start(serving: target, badge: { BadgeState(count: 7, urgent: false) }) { error in
+            face.start(serving: target, showing: DaemonSnapshot(state: .online, badge: BadgeState(count: 7, urgent: false))) { error in
                 if let error { logs.update { $0.append("start: \(error)") } }
             }
         }
@@ -95,7 +92,7 @@ import TestSupport
             try SessionBusFace(loop: loop, log: { line in logs.update { $0.append(line) } }, address: .address("unix:path=\(socket)"))
         }
         loop.sync {
-            face?.start(serving: target, badge: { BadgeState(count: 0, urgent: false) }) { _ in }
+            face?.start(serving: target, showing: DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))) { _ in }
         }
         #expect(try await first.waitForName(ControlNames.busName))
         // No notification server on this bus: the logout waits.

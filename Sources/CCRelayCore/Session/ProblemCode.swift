@@ -21,4 +21,6 @@ public enum ProblemCode: String, Sendable, Hashable, CaseIterable {
     case onlineElsewhere = "online-elsewhere"
     case loggedOut = "logged-out"
     case locationRequired = "location-required"
+    /// No usable configuration: the daemon waits for one (state `unconfigured`).
+    case unconfigured
 }

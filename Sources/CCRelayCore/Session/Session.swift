@@ -75,6 +75,14 @@ public struct Session: Sendable {
         return max(nextSend - now, .zero)
     }
 
+    /// When the next request goes out: when the one in flight went out (so
+    /// that the time until it reads zero), nil when none is planned.
+    public var nextAttemptDue: Instant? {
+        if inFlight != nil { return sentAt }
+        guard !asleep, networkUp else { return nil }
+        return nextSend
+    }
+
     /// Handles one event at `now` and returns what to do, in order.
     public mutating func handle(_ event: SessionEvent, at now: Instant) -> [SessionEffect] {
         var effects: [SessionEffect] = []

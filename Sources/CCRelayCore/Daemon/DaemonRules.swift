@@ -1,6 +1,5 @@
-/// The daemon's rules that are not the session's own, kept pure: each takes
-/// the facts and returns the decision, so the shell only carries it out.
-/// (The first of the `DaemonCore` docs/design.md plans.)
+/// The daemon's single rules that are not the session's own, pure: each
+/// takes the facts and returns the decision; `DaemonCore` asks them.
 public enum DaemonRules {
     /// The refusals a changed certificate, key or CA file may cure.
     public static let credentialProblemCodes: Set<ProblemCode> = [.certificateRefused, .certificateUnusable, .certificateExpired]

@@ -1,0 +1,61 @@
+/// What users can see of the daemon, published by `DaemonCore` whenever it
+/// changes: the control API's `GetStatus` and properties, the tray and the
+/// status bubble read the last one and never ask the daemon. Times are
+/// instants, so that a reader says "how long until" at the moment it reads.
+public struct DaemonSnapshot: Sendable, Hashable {
+    public var state: DaemonState
+    public var badge: BadgeState
+    /// When the server logs the session out without a keep-alive (nil: no session).
+    public var deadline: Instant?
+    /// When the next request goes out (the snapshot's own instant while one is under way; nil: none planned).
+    public var nextAttempt: Instant?
+    /// The address granted outside access ("" before a login).
+    public var ip: String
+    public var server: String
+    /// What went wrong last (nil when nothing has).
+    public var problem: ProblemReport?
+    /// The keep-alive interval and timeout the server asked for (zero without a configuration).
+    public var interval: Duration
+    public var timeout: Duration
+    /// `off`, `waiting`, `ok`, or the location problem.
+    public var location: String
+    /// Each forwarding target's queue.
+    public var forwarding: [ForwardingSummary]
+    /// The newest journaled alerts, newest first (the tray lists them).
+    public var recent: [TrayFacts.RecentAlert]
+
+    public init(state: DaemonState, badge: BadgeState, deadline: Instant? = nil, nextAttempt: Instant? = nil, ip: String = "",
+                server: String = "", problem: ProblemReport? = nil, interval: Duration = .zero, timeout: Duration = .zero,
+                location: String = "off", forwarding: [ForwardingSummary] = [], recent: [TrayFacts.RecentAlert] = []) {
+        self.state = state
+        self.badge = badge
+        self.deadline = deadline
+        self.nextAttempt = nextAttempt
+        self.ip = ip
+        self.server = server
+        self.problem = problem
+        self.interval = interval
+        self.timeout = timeout
+        self.location = location
+        self.forwarding = forwarding
+        self.recent = recent
+    }
+
+    /// Whole seconds until the deadline at `now` (never negative), nil without a session.
+    public func remaining(at now: Instant) -> Int64? { deadline.map { max(0, ($0 - now).components.seconds) } }
+
+    /// Whole seconds until the next request at `now` (0 while one is under way), nil when none is planned.
+    public func secondsToNextAttempt(at now: Instant) -> Int64? { nextAttempt.map { max(0, ($0 - now).components.seconds) } }
+
+    /// The tray's facts at `now`.
+    public func trayFacts(at now: Instant) -> TrayFacts {
+        TrayFacts(
+            state: state, ip: ip, remaining: remaining(at: now), problem: problem?.sentence ?? "", unread: badge.count,
+            urgent: badge.urgent, recent: recent)
+    }
+
+    /// The status bubble's facts at `now`.
+    public func statusSummary(at now: Instant) -> StatusSummary {
+        StatusSummary(state: state, ip: ip, remaining: remaining(at: now), unread: badge.count, problem: problem?.sentence ?? "")
+    }
+}
