@@ -3,13 +3,20 @@ import DesktopServices
 import EventLoop
 
 /// The password of a PKCS#12 certificate bundle, kept in the desktop keyring
-/// by `ccrelay setup` (never in a file): looked up once, before the daemon
-/// checks its configuration, on a loop of its own that ends with the lookup.
+/// by `ccrelay setup` (or, for the system service, the systemd credential
+/// `p12-password`): looked up once, before the daemon checks its
+/// configuration, on a loop of its own that ends with the lookup.
 enum BundlePassword {
     /// The keyring's password for `certificate`, or nil: none stored, no
     /// session bus or keyring, or no answer within 40 s (a keyring waiting to
     /// be unlocked). `log` hears why there was none, when it was an error.
     static func lookUp(_ certificate: String, log: (String) -> Void) -> String? {
+        // The system service has no keyring: systemd hands it the password as a credential.
+        switch SecretFile.credential("p12-password") {
+        case .success(let password)?: return password
+        case .failure(let problem)?: log("the credential p12-password cannot be used: \(problem)")
+        case nil: break
+        }
         do {
             let loop = try EventLoop()
             let connection = try Connection(bus: .session, loop: loop)

@@ -24,6 +24,9 @@ public enum ConfigurationCheck {
         }
         do throws(ClientConfigurationError) {
             try CCClient.check(serverConfiguration(configuration))
+            if let passwordFile = configuration.passwordFile, case .failure(let problem) = SecretFile.read(passwordFile) {
+                throw ClientConfigurationError(problem.description, key: "auth.password-file")
+            }
             if let caFile = configuration.relayCAFile {
                 do throws(ClientConfigurationError) {
                     try CredentialFiles.checkCertificateAuthorities(caFile)

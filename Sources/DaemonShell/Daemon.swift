@@ -27,6 +27,8 @@ public final class Daemon {
     private let configurationPath: String
     let version: String
     private let client: (any CCTransport)?
+    /// A system service: no keyring, no desktop session to end with.
+    private let isSystemService: Bool
     private let desktop: any DesktopFace
     private let makeSystemWatch: (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?
     private var systemWatch: (any SystemWatching)?
@@ -55,30 +57,37 @@ public final class Daemon {
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) when the configuration is usable, and the session bus.
+    /// As a system service (`system`), on the system bus with alerts to the
+    /// system log (`logAlert`) and the journal in the service's state directory.
     public convenience init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
-                            log: @escaping (String) -> Void) throws {
+                            system: Bool = false, log: @escaping (String) -> Void,
+                            logAlert: @escaping (_ priority: Int, String) -> Void = { _, _ in }) throws {
         let transport: (any CCTransport)? = try reading.usable.map { configuration in
             try CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
         }
-        try self.init(
+        let face: any DesktopFace =
+            system
+            ? try SystemBusFace(loop: loop, log: log, logAlert: { logAlert($0.rawValue, $1) }) : try SessionBusFace(loop: loop, log: log)
+        self.init(
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, transport: transport,
-            desktop: SessionBusFace(loop: loop, log: log),
+            desktop: face, isSystemService: system,
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, log: log, onEvent: onEvent) },
             relayTransport: { [loop] target in
                 RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },
-            storePath: AlertStore.defaultPath(), log: log)
+            storePath: system ? SystemService.storePath() : AlertStore.defaultPath(), log: log)
     }
 
     /// The daemon with its ports given: the loop (and its clock), the CC/1
     /// transport (nil while not set up), the desktop face, the system watch
     /// (logind and NetworkManager; nil for none), each relay target's client, the journal's file.
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
-         transport: (any CCTransport)?, desktop: any DesktopFace,
+         transport: (any CCTransport)?, desktop: any DesktopFace, isSystemService: Bool = false,
          systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
+        self.isSystemService = isSystemService
         self.loop = loop
         self.configurationPath = configurationPath
         self.version = version
@@ -263,9 +272,17 @@ public final class Daemon {
         switch effect {
         case .sendLogin(let user, let timeout):
             guard let user else { return login(user: nil, password: nil, timeout: timeout) }
-            // Password login: the password comes from the keyring, never from a file.
+            // Password login: a systemd credential or the password file when there is one, else the keyring.
+            if let secret = SecretFile.credential("campus-password") ?? core.configuration?.passwordFile.map({ SecretFile.read($0) }) {
+                switch secret {
+                case .success(let password): login(user: user, password: password, timeout: timeout)
+                case .failure(let problem): handle(.passwordMissing(user: user, place: .file(problem: problem.description)))
+                }
+                return
+            }
+            if isSystemService { return handle(.passwordMissing(user: user, place: .none)) }
             desktop.password(user: user) { result in
-                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user)) }
+                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user, place: .keyring)) }
                 self.login(user: user, password: password, timeout: timeout)
             }
         case .sendKeepAlive(let token, let seq, let fix, let timeout):

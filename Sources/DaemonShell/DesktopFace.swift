@@ -77,7 +77,7 @@ final class SessionBusFace: DesktopFace {
         self.target = target
         snapshot = initial
         exportObjects()
-        claimName { error in
+        BusName.claim(on: bus, stop: "systemctl --user stop ccrelay") { error in
             if error == nil {
                 self.startNotifier()
                 self.watchDocks()
@@ -188,33 +188,6 @@ final class SessionBusFace: DesktopFace {
         bus.export([LauncherEntry.interface(current: { [weak self] in self?.badge ?? BadgeState(count: 0, urgent: false) })], at: LauncherEntry.path)
     }
 
-    /// Takes `io.github.ccrelay.CCRelay`; when another daemon has it, `done`
-    /// gets an error saying which process that is and how to stop it.
-    private func claimName(done: @escaping (BusNameError?) -> Void) {
-        let connection = bus
-        connection.requestName(ControlNames.busName) { reply in
-            guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
-                if case .failure(let error) = reply { return done(BusNameError("cannot claim \(ControlNames.busName): \(error.message)")) }
-                return done(nil)
-            }
-            func refuse(_ who: String) {
-                done(BusNameError(
-                    "another ccrelay daemon already runs in this session: \(who) owns \(ControlNames.busName). "
-                        + "Use that one, or stop it first (systemctl --user stop ccrelay)."))
-            }
-            connection.nameOwner(ControlNames.busName) { owner in
-                guard case .success(let owner?) = owner else { return refuse("another process") }
-                connection.call(.methodCall(
-                    destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
-                    member: "GetConnectionUnixProcessID", body: [.string(owner)])
-                ) { reply in
-                    guard let pid = try? reply.get().argument(0, as: UInt32.self) else { return refuse(owner) }
-                    refuse("process \(pid) (\(owner))")
-                }
-            }
-        }
-    }
-
     /// Rejoins a restarted session bus with back-off, then exports and announces everything again.
     private func watchBus() {
         bus.onDisconnect = { [weak self] in
@@ -250,7 +223,7 @@ final class SessionBusFace: DesktopFace {
             exportObjects()
             announceBadge(badge)
             announce([.badge])
-            claimName { [log] error in if let error { log("\(error)") } }
+            BusName.claim(on: connection, stop: "systemctl --user stop ccrelay") { [log] error in if let error { log("\(error)") } }
             tray?.start(on: connection)
             lostAt = nil
             onReconnected?()
@@ -268,11 +241,4 @@ final class SessionBusFace: DesktopFace {
             reconnect()
         }
     }
-}
-
-/// Why the daemon could not take its name on the session bus: another daemon
-/// has it (which process, and how to stop it), or the bus refused.
-struct BusNameError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

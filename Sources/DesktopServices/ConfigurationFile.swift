@@ -21,8 +21,8 @@ public enum ConfigurationFile {
 
     /// Reads and parses `path`. A missing or unreadable file, one that is
     /// not a regular file (a directory, a FIFO: never opened in a way that
-    /// could block), or one that group or others may read, is an error that
-    /// names the file and the fix.
+    /// could block), or one that group or others may read (but for 0640
+    /// root:ccrelay, the system service's), is an error that names the file and the fix.
     public static func load(_ path: String) -> ConfigurationParser.Result {
         func failure(_ message: String) -> ConfigurationParser.Result {
             .init(configuration: nil, errors: [.init(file: path, line: 0, message: message)], warnings: [])
@@ -34,9 +34,7 @@ public enum ConfigurationFile {
             return failure("cannot read the configuration: \(reason); create it (the README and ccrelay(1), FILES, list its keys)")
         case .failure(let problem): return failure("cannot read the configuration: \(problem)")
         }
-        if let mode = BoundedFile.mode(path), mode & 0o077 != 0 {
-            return failure("the configuration may be read by other users (mode \(String(mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
-        }
+        if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return failure("the configuration is not UTF-8 text") }
         return ConfigurationParser.parse(text, file: path, home: home())
     }

@@ -23,6 +23,13 @@ func log(_ text: String) {
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
 
+/// A line with a syslog priority: sd-daemon's `<N>` prefix, which journald
+/// (and syslog through it) reads as the line's priority.
+func log(priority: Int, _ text: String) {
+    let line = "<\(priority)>ccrelay: " + text + "\n"
+    _ = line.withCString { write(2, $0, strlen($0)) }
+}
+
 /// What SIGTERM and SIGINT stop: the daemon once it runs; before that
 /// (while it claims its bus name) the process ends at once.
 nonisolated(unsafe) var running: Daemon?
@@ -37,11 +44,16 @@ func stop() {
 
 /// Prints every problem of the configuration at `path` the way
 /// `ccrelay config check` promises; exit status 0 when the daemon would start.
-func check(_ path: String) -> Never {
+/// For the system service it also warns when no alert leaves the machine.
+func check(_ path: String, system: Bool) -> Never {
     let loaded = ConfigurationCheck.load(path, log: log)
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
-    guard loaded.configuration != nil else { exit(1) }
+    guard let configuration = loaded.configuration else { exit(1) }
+    if system && configuration.relayTargets.isEmpty {
+        log("warning: \(path): no [relay] target: on a machine without a desktop nobody will hear about a logout "
+            + "(add ntfy = URL, gotify = URL or webhook = URL under [relay]; the system log has the alerts too)")
+    }
     let line = "\(path): ok\n"
     _ = line.withCString { write(1, $0, strlen($0)) }
     exit(0)
@@ -128,19 +140,22 @@ func relayTest(_ path: String, target name: String?) -> Never {
 
 /// Loads the configuration and starts the daemon; it then runs on `loop`
 /// until SIGTERM or SIGINT, which exit the process.
-func runDaemon(_ arguments: [String]) -> Never {
+func runDaemon(_ given: [String]) -> Never {
+    // --system: the system service (ccrelay.service): system bus, /etc/ccrelay, /var/lib/ccrelay.
+    let system = given.first == "--system"
+    let arguments = system ? Array(given.dropFirst()) : given
     let path: String
     switch arguments.count {
-    case 0: path = ConfigurationFile.defaultPath()
+    case 0: path = system ? SystemService.configurationPath() : ConfigurationFile.defaultPath()
     case 2 where arguments[0] == "--config": path = arguments[1]
-    case 3 where arguments[0] == "--check" && arguments[1] == "--config": check(arguments[2])
+    case 3 where arguments[0] == "--check" && arguments[1] == "--config": check(arguments[2], system: system)
     case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2], bundlePasswordOnStdin: false)
     case 4 where arguments[0] == "--try" && arguments[1] == "--config" && arguments[3] == "--p12-password-stdin":
         tryLogin(arguments[2], bundlePasswordOnStdin: true)
     case 3...4 where arguments[0] == "--relay-test" && arguments[1] == "--config":
         relayTest(arguments[2], target: arguments.count == 4 ? arguments[3] : nil)
     default:
-        log("ccrelay-daemon is started by 'ccrelay daemon [--config PATH]'; see 'ccrelay daemon --help'")
+        log("ccrelay-daemon is started by 'ccrelay daemon [--system] [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)
     }
     let (reading, warnings) = ConfigurationCheck.read(path, log: log)
@@ -158,7 +173,9 @@ func runDaemon(_ arguments: [String]) -> Never {
     do {
         loop = try EventLoop()
         // Without a usable configuration the daemon stays up as `unconfigured` until the file is usable.
-        daemon = try Daemon(reading: reading, configurationPath: path, version: ccrelayVersion, loop: loop, log: log)
+        daemon = try Daemon(
+            reading: reading, configurationPath: path, version: ccrelayVersion, loop: loop, system: system, log: log,
+            logAlert: { log(priority: $0, $1) })
         StopSignals.block()
         stopSignals = try StopSignals(loop: loop, handler: stop)
     } catch {

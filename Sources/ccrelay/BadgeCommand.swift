@@ -104,7 +104,7 @@ enum JournalFile {
     static func fromDaemonOrDisk<T>(
         daemon: (ControlClient) async throws(ControlFailure) -> T, disk: (AlertStore) throws(StoreError) -> T
     ) async throws(ControlFailure) -> T {
-        if let client = try? ControlClient.connect() {
+        if let client = try? await ControlClient.connect() {
             defer { client.close() }
             do {
                 return try await daemon(client)
@@ -113,12 +113,15 @@ enum JournalFile {
         return try open(disk)
     }
 
+    /// The journal: the system service's with `ccrelay --system`, else the user's.
+    static var path: String { CLI.systemService ? SystemService.storePath() : AlertStore.defaultPath() }
+
     static func open<T>(_ body: (AlertStore) throws(StoreError) -> T) throws(ControlFailure) -> T {
         do {
-            let store = try AlertStore(path: AlertStore.defaultPath()) { Output.error($0) }
+            let store = try AlertStore(path: path) { Output.error($0) }
             return try body(store)
         } catch {
-            throw .failed("cannot use the alert journal \(AlertStore.defaultPath()): \(error)")
+            throw .failed("cannot use the alert journal \(path): \(error)")
         }
     }
 }

@@ -31,7 +31,7 @@ enum CLI {
 
     static var overview: String {
         let head = localize("""
-            Usage: ccrelay <command> [options]
+            Usage: ccrelay [--system] <command> [options]
                    ccrelay --help | --version
 
             ccrelay keeps this computer logged in to the campus CC server and tells you
@@ -40,7 +40,10 @@ enum CLI {
             Commands:
             """)
         let tail = localize("""
-            Run 'ccrelay <command> --help' for a command's options.
+            Run 'ccrelay <command> --help' for a command's options. With --system, a
+            command reads and steers the system service (ccrelay.service, for a machine
+            without a desktop) instead of this session's daemon; without it, a command
+            that finds no daemon in this session asks the system service, saying so.
 
             Exit status: 0 ok, 1 failure, 2 usage error, 3 the daemon is not running
             (for commands that need it).
@@ -54,7 +57,12 @@ enum CLI {
         text + String(repeating: " ", count: max(1, width - DisplayWidth.columns(text)))
     }
 
-    static func run(_ arguments: [String]) async -> Int32 {
+    /// `ccrelay --system …`: the system service (ccrelay.service) — its bus,
+    /// its configuration and its journal — instead of this session's daemon.
+    static let systemService = CommandLine.arguments.dropFirst().first == "--system"
+
+    static func run(_ given: [String]) async -> Int32 {
+        let arguments = given.first == "--system" ? Array(given.dropFirst()) : given
         guard let first = arguments.first else {
             Output.error(localize("no command given") + "\n\n" + overview)
             return ExitStatus.usage

@@ -14,6 +14,9 @@ enum ConfigCommand {
                Exit status 0 when the daemon would start with it, 1 when not.
         path   prints the path of the configuration file ccrelay reads.
 
+        With ccrelay --system, the system service's file (/etc/ccrelay/ccrelay.conf),
+        and check also warns when no [relay] target would hear about a logout.
+
         Options:
           --config PATH  check this file instead
           -h, --help     show this help
@@ -24,7 +27,7 @@ enum ConfigCommand {
         words: ["check", "path"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
+        let path = parsed.values["config"] ?? (CLI.systemService ? SystemService.configurationPath() : ConfigurationFile.defaultPath())
         switch parsed.positionals {
         case ["path"]:
             Output.out(path)
@@ -32,7 +35,7 @@ enum ConfigCommand {
         case ["check"]:
             // The daemon's own checks, through its own code (the files, the
             // certificate and key, the URL rules, the interface).
-            return execHelper("ccrelay-daemon", ["--check", "--config", path], for: "config")
+            return execHelper("ccrelay-daemon", (CLI.systemService ? ["--system"] : []) + ["--check", "--config", path], for: "config")
         default:
             return usageError("config", suggesting("expected 'check' or 'path'", for: parsed.positionals.first, among: ["check", "path"]))
         }

@@ -30,11 +30,42 @@ enum ControlFailure: Error {
 struct ControlClient {
     let connection: Connection
 
-    /// Connects to the session bus.
-    static func connect() throws(ControlFailure) -> ControlClient {
+    /// Connects to the daemon's bus: the system bus with `ccrelay --system`;
+    /// else the session bus — or, when no daemon runs in this session (or
+    /// there is no session bus) but the system service does, the system bus,
+    /// saying so (unless `systemServiceToo` is false).
+    static func connect(systemServiceToo: Bool = true) async throws(ControlFailure) -> ControlClient {
+        if CLI.systemService { return try connect(.system) }
+        let session: ControlClient
         do {
-            return ControlClient(connection: try Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.cli")))
+            session = try connect(.session)
         } catch {
+            guard systemServiceToo, let system = await systemService() else { throw error }
+            return system
+        }
+        guard systemServiceToo, (try? await session.connection.nameOwner(ControlNames.busName)) == .some(nil),
+            let system = await systemService()
+        else { return session }
+        session.close()
+        return system
+    }
+
+    /// The system bus, when the system service owns its name there (said on standard error).
+    private static func systemService() async -> ControlClient? {
+        guard let client = try? connect(.system) else { return nil }
+        guard (try? await client.connection.nameOwner(ControlNames.busName)) != nil else {
+            client.close()
+            return nil
+        }
+        Output.error("ccrelay: " + localize("no daemon runs in this session; the system service (ccrelay.service) answers"))
+        return client
+    }
+
+    private static func connect(_ bus: Bus) throws(ControlFailure) -> ControlClient {
+        do {
+            return ControlClient(connection: try Connection(bus: bus, loop: DispatchScheduler(label: "ccrelay.cli")))
+        } catch {
+            if bus == .system { throw .failed("cannot connect to the system bus (\(error.message))") }
             throw .failed("cannot connect to the session bus (\(error.message)); run this inside your desktop session")
         }
     }
@@ -48,6 +79,11 @@ struct ControlClient {
             return try await connection.call(message, timeout: timeout)
         } catch {
             if error.name == .serviceUnknown || error.name == .nameHasNoOwner { throw .notRunning }
+            // The system service's bus policy: everyone reads, only root and the group ccrelay act.
+            if error.name == .accessDenied {
+                throw .failed(fill(localize("not allowed to %s the system service: only root and members of the group %s may (sudo, or: sudo usermod -aG %s $USER)"),
+                                   member, SystemService.group, SystemService.group))
+            }
             throw .failed("the daemon did not answer \(member): \(error.message)")
         }
     }

@@ -13,6 +13,7 @@ import Glibc
 enum DaemonCommand {
     static let usage = localize("""
         Usage: ccrelay daemon [--config PATH] [--autostart]
+               ccrelay --system daemon [--config PATH]
 
         Logs in to the campus CC server and sends keep-alives every `interval`
         seconds, for as long as it runs; tells you through desktop notifications
@@ -40,6 +41,14 @@ enum DaemonCommand {
                          daemon itself
           -h, --help     show this help
 
+        With ccrelay --system it is the system service (the ccrelay.service system
+        unit runs it as the user ccrelay): no desktop session, the control API on the
+        system bus, the configuration in /etc/ccrelay/ccrelay.conf (or
+        $CONFIGURATION_DIRECTORY), the journal in /var/lib/ccrelay (or
+        $STATE_DIRECTORY), alerts to the system log (critical ones at priority crit)
+        and the [relay] targets, a password from the systemd credential
+        campus-password or [auth] password-file.
+
         Exit status: 0 after a requested stop, 1 when it cannot start (the reason and
         the fix are printed), 2 on a usage error.
         """)
@@ -50,6 +59,11 @@ enum DaemonCommand {
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
+        if CLI.systemService {
+            // The system service (ccrelay.service): /etc/ccrelay, /var/lib/ccrelay, the system bus.
+            guard !parsed.has("autostart") else { return usageError("daemon", "--autostart is for a desktop session, not --system") }
+            return execHelper("ccrelay-daemon", ["--system", "--config", parsed.values["config"] ?? SystemService.configurationPath()], for: "daemon")
+        }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         if parsed.has("autostart") {
             // Without a configuration the daemon runs once, to offer setup; after that, nothing.

@@ -99,7 +99,7 @@ enum LoginCommand {
     /// Asks the daemon to log in, then follows its State until it settles.
     private static func loginNow(waitingUpTo seconds: Double) async -> Int32 {
         let client: ControlClient
-        do { client = try ControlClient.connect() } catch { return error.report("login") }
+        do { client = try await ControlClient.connect() } catch { return error.report("login") }
         defer { client.close() }
         let (changes, continuation) = AsyncStream<Bool>.makeStream()
         // Subscribed before the call, so that no change is missed.

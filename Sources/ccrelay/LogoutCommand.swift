@@ -19,7 +19,7 @@ enum LogoutCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("logout", "unexpected argument '\(parsed.positionals[0])'") }
         let client: ControlClient
-        do { client = try ControlClient.connect() } catch { return error.report("logout") }
+        do { client = try await ControlClient.connect() } catch { return error.report("logout") }
         defer { client.close() }
         do {
             _ = try await client.call("Logout")

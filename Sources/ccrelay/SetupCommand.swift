@@ -417,7 +417,7 @@ enum SetupCommand {
     /// Without systemd: the bus starts the daemon (its D-Bus service file) for
     /// a first call; a running one reads its new configuration by itself.
     private static func startThroughTheBus() async -> Bool {
-        guard let client = try? ControlClient.connect() else { return false }
+        guard let client = try? await ControlClient.connect(systemServiceToo: false) else { return false }
         defer { client.close() }
         return (try? await client.call("GetStatus", timeout: .seconds(30))) != nil
     }

@@ -30,7 +30,7 @@ enum ShowCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("show", "unexpected argument '\(parsed.positionals[0])'") }
         let client: ControlClient
-        do { client = try ControlClient.connect() } catch { return error.report("show") }
+        do { client = try await ControlClient.connect() } catch { return error.report("show") }
         defer { client.close() }
         do {
             _ = try await client.call("ShowStatus", timeout: .seconds(30))

@@ -43,7 +43,7 @@ enum StatusCommand {
         guard parsed.positionals.isEmpty else { return usageError("status", "unexpected argument '\(parsed.positionals[0])'") }
         let json = parsed.has("json")
         let client: ControlClient
-        do { client = try ControlClient.connect() } catch { return error.report("status") }
+        do { client = try await ControlClient.connect() } catch { return error.report("status") }
         defer { client.close() }
         if parsed.has("watch") { return await watch(client, json: json) }
         do {

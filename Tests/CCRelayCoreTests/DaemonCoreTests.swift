@@ -329,7 +329,7 @@ struct CoreRig {
         var rig = CoreRig(.usable(configuration))
         rig.start()
         #expect(rig.effects.contains { if case .sendLogin("student", _) = $0 { true } else { false } })
-        rig.send(.passwordMissing(user: "student"))
+        rig.send(.passwordMissing(user: "student", place: .keyring))
         #expect(rig.core.state == .loggedOut)
         #expect(rig.publications.last?.problem?.code == .noPassword)
         #expect(rig.publications.last?.problem?.sentence.contains("ccrelay login --save-password --user student") == true)

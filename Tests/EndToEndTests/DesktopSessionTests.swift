@@ -14,7 +14,6 @@ import Testing
         }
         let display = try PrivateDisplay()
         let sim = try CCSimProcess(["--interval", "2", "--timeout", "30"])
-        let pki = TestPKI.shared
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-xfce-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: home) }
         for folder in ["/config/ccrelay", "/config/autostart", "/run"] {
@@ -22,16 +21,7 @@ import Testing
         }
         chmod(home + "/run", 0o700)
         let configPath = home + "/config/ccrelay/ccrelay.conf"
-        try """
-            [server]
-            url = \(sim.url)
-            ca-file = \(pki.caCertificate)
-            [auth]
-            certificate = \(pki.clientCertificate)
-            key = \(pki.clientKey)
-            [keepalive]
-            logout-on-exit = true
-            """.write(toFile: configPath, atomically: true, encoding: .utf8)
+        try sim.configuration(extra: "[keepalive]\nlogout-on-exit = true").write(toFile: configPath, atomically: true, encoding: .utf8)
         chmod(configPath, 0o600)
         // The package's entry as packaging/install writes it, with the build's programs.
         let packaging = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

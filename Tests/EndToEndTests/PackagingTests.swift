@@ -17,6 +17,27 @@ import Testing
         return path
     }
 
+    /// The system unit (issue 24), by systemd's own tools offline: no systemd runs as PID 1 here to start it.
+    @Test func theSystemUnitVerifiesAndIsHardened() throws {
+        let directory = try temporaryDirectory("system-unit")
+        let unit = directory + "/ccrelay.service"
+        try String(contentsOfFile: Self.packaging + "/ccrelay-system.service.in", encoding: .utf8)
+            .replacing("@bindir@", with: buildProductsDirectory.path).write(toFile: unit, atomically: true, encoding: .utf8)
+        let verify = try run("/usr/bin/systemd-analyze", ["verify", "--man=no", unit])
+        #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardOutput)\(verify.standardError)")
+        let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit])
+        let overall = security.standardOutput.split(separator: "\n").last { $0.contains("Overall exposure level") }.map(String.init) ?? ""
+        // The README says 1.3 ("OK"); systemd calls up to 2.0 well hardened.
+        let score = overall.split(separator: " ").compactMap { Double($0) }.first
+        #expect(score.map { $0 <= 2.0 } == true, "\(overall)\n\(security.standardError)")
+        let text = try String(contentsOfFile: unit, encoding: .utf8)
+        for line in ["User=ccrelay", "Restart=always", "StartLimitIntervalSec=0", "Type=notify", "WatchdogSec=", "CapabilityBoundingSet=\n",
+                     "Wants=network-online.target", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
+                     "ExecStart=\(buildProductsDirectory.path)/ccrelay --system daemon"] {
+            #expect(text.contains(line), "\(line)")
+        }
+    }
+
     @Test func theUserUnitVerifies() throws {
         let directory = try temporaryDirectory("unit")
         let unit = directory + "/ccrelay.service"
@@ -200,7 +221,7 @@ import Testing
     @Test func theDebInstallsIntoACleanRootAndRuns() async throws {
         let deb = try Self.debs().client
         let root = try temporaryDirectory("dpkg-root")
-        for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log", "usr/bin"] {
+        for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log", "usr/bin", "etc"] {
             try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
         }
         // As on a real system, /usr/bin holds glibc's `locale` program (issue 21: the CLI took
@@ -210,6 +231,10 @@ import Testing
         let installed = try run("/usr/bin/dpkg", ["--root=" + root, "--force-depends", "--force-not-root", "--force-script-chrootless",
                                                   "--log=/dev/null", "-i", deb])
         #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
+        // The system service's user and group, made in that root (DPKG_ROOT), not on this machine.
+        let passwd = (try? String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)) ?? ""
+        #expect(passwd.contains("ccrelay:x:") && passwd.contains(":/var/lib/ccrelay:/usr/sbin/nologin"), "\(passwd)")
+        #expect((try? String(contentsOfFile: root + "/etc/group", encoding: .utf8))?.contains("ccrelay:x:") == true)
         let ccrelay = root + "/usr/bin/ccrelay"
         let version = try run(ccrelay, ["--version"])
         #expect(version.status == 0 && version.standardOutput.hasPrefix("ccrelay \(ccrelayVersion)"), "\(version.standardOutput)\(version.standardError)")

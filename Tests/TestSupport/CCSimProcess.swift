@@ -58,3 +58,20 @@ public final class CCSimProcess: Sendable {
 
     public func stop() { process.stop() }
 }
+
+extension CCSimProcess {
+    /// A configuration for this simulator over mutual TLS with the test PKI's
+    /// client certificate, then `extra` lines.
+    public func configuration(extra: String = "") -> String {
+        let pki = TestPKI.shared
+        return """
+            [server]
+            url = \(url)
+            ca-file = \(pki.caCertificate)
+            [auth]
+            certificate = \(pki.clientCertificate)
+            key = \(pki.clientKey)
+            \(extra)
+            """
+    }
+}

@@ -15,8 +15,10 @@ public final class PrivateBus: Sendable {
     /// Starts a bus; with `socketPath`, at that fixed path (to restart a bus
     /// where clients expect it), else at a fresh one. `services` are the
     /// activatable names and the command each starts (run by /bin/sh, with
-    /// DBUS_SESSION_BUS_ADDRESS pointing at this bus).
-    public init(socketPath: String? = nil, services: [String: String] = [:]) throws {
+    /// DBUS_SESSION_BUS_ADDRESS pointing at this bus). With `systemPolicy`
+    /// (a policy file's path) it is a system bus as Debian's: closed by
+    /// default, open as that file says (the services are then ignored).
+    public init(socketPath: String? = nil, services: [String: String] = [:], systemPolicy: String? = nil) throws {
         let listen = socketPath.map { "unix:path=\($0)" } ?? "unix:tmpdir=/tmp"
         if let socketPath { unlink(socketPath) }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-bus-\(UUID().uuidString)").path
@@ -26,6 +28,40 @@ public final class PrivateBus: Sendable {
             try "[D-BUS Service]\nName=\(name)\nExec=\(exec)\n".write(
                 toFile: folder + "/services/\(name).service", atomically: true, encoding: .utf8)
         }
+        // A system bus: the default policy of Debian's system.conf (nobody owns a
+        // name or calls a method unless a policy file says so), then the policy given.
+        let policy = systemPolicy.map { file in
+            """
+              <policy context="default">
+                <allow user="*"/>
+                <deny own="*"/>
+                <deny send_type="method_call"/>
+                <allow send_type="signal"/>
+                <allow send_requested_reply="true" send_type="method_return"/>
+                <allow send_requested_reply="true" send_type="error"/>
+                <allow receive_type="method_call"/>
+                <allow receive_type="method_return"/>
+                <allow receive_type="error"/>
+                <allow receive_type="signal"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+                <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+              </policy>
+              <include>\(file)</include>
+            """
+        }
+        if systemPolicy != nil {
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <type>system</type>
+                  <listen>\(listen)</listen>
+                  <auth>EXTERNAL</auth>
+                \(policy ?? "")
+                </busconfig>
+                """.write(toFile: folder + "/bus.conf", atomically: true, encoding: .utf8)
+        } else {
         try """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -42,6 +78,7 @@ public final class PrivateBus: Sendable {
               </policy>
             </busconfig>
             """.write(toFile: folder + "/bus.conf", atomically: true, encoding: .utf8)
+        }
         daemon = try ChildProcess(
             "/usr/bin/dbus-daemon", ["--config-file=\(folder)/bus.conf", "--nofork", "--print-address=1"])
         guard let line = daemon.readLine(), !line.isEmpty else {

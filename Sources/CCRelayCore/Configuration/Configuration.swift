@@ -18,6 +18,9 @@ public struct Configuration: Sendable, Hashable {
     public var certificate: String?
     public var key: String?
     public var user: String?
+    /// A file holding the campus password, for a machine without a keyring
+    /// (the system service): 0600, or 0640 root:ccrelay; never logged.
+    public var passwordFile: String?
     public var warnBefore: Int = 60
     public var autoRelogin = true
     public var logoutOnExit = false
@@ -163,7 +166,7 @@ public enum ConfigurationParser {
 
     static let knownKeys: [String: [String]] = [
         "server": ["url", "ca-file", "pinned-key", "interface"],
-        "auth": ["certificate", "key", "user"],
+        "auth": ["certificate", "key", "user", "password-file"],
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
         "location": ["mode", "source"],
         "notifications": ["notices"],
@@ -222,6 +225,9 @@ public enum ConfigurationParser {
         case ("auth", "user"):
             guard !value.isEmpty, !value.contains(" ") else { return "user must be your account name without spaces" }
             c.user = value
+        case ("auth", "password-file"):
+            guard let p = path() else { return "password-file must be an absolute path or start with ~/, got '\(value)'" }
+            c.passwordFile = p
         case ("keepalive", "warn-before"):
             guard let seconds = Int(value), (1...3600).contains(seconds) else {
                 return "warn-before must be a number of seconds from 1 to 3600, got '\(value)'"

@@ -96,11 +96,17 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         case .system(let event):
             guard configuration != nil else { break }
             session(event, now, &effects)
-        case .passwordMissing(let user):
-            problem = ProblemReport(
-                code: .noPassword,
-                sentence: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)")
-            effects.append(.log("no password for \(user) in the keyring; save it with: ccrelay login --save-password --user \(user)"))
+        case .passwordMissing(let user, let place):
+            let sentence =
+                switch place {
+                case .keyring: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)"
+                case .file(let why): "The password for \(user) cannot be read: \(why)"
+                case .none:
+                    "No password for \(user): give the system service one as the systemd credential campus-password "
+                        + "(LoadCredential=campus-password:FILE) or with [auth] password-file = FILE (mode 0600, or 0640 root:ccrelay)"
+                }
+            problem = ProblemReport(code: .noPassword, sentence: sentence)
+            effects.append(.log(sentence))
             session(.loginAnswered(.refused(.badPassword, message: nil)), now, &effects)
             exchangeEnded(now, &effects)
         case .loginAnswered(let result): loginAnswered(result, now, &effects)

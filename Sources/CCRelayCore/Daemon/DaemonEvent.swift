@@ -9,8 +9,8 @@ public enum DaemonEvent<Fix: Sendable & Hashable>: Sendable, Hashable {
     case timerFired(DaemonTimer, sleptSinceBoot: Duration)
     /// logind or NetworkManager: `.sleeping`, `.resumed`, `.connectivity`.
     case system(SessionEvent)
-    /// A password login found no password for `user` in the keyring.
-    case passwordMissing(user: String)
+    /// A password login found no password for `user` where it looked.
+    case passwordMissing(user: String, place: PasswordPlace)
     case loginAnswered(LoginResult)
     case keepAliveAnswered(KeepAliveResult)
     /// The logout went out and was answered (or failed): the exchange is over.
@@ -45,6 +45,16 @@ public enum DaemonEvent<Fix: Sendable & Hashable>: Sendable, Hashable {
     case sessionBusGone(for: Duration, keeper: SessionKeeper?)
     /// The daemon is stopping (SIGTERM, SIGINT).
     case stop
+}
+
+/// Where a password login looks for the campus password.
+public enum PasswordPlace: Sendable, Hashable {
+    /// The desktop's keyring (Secret Service).
+    case keyring
+    /// The file `[auth] password-file` names, or the systemd credential; why it cannot be used.
+    case file(problem: String)
+    /// The system service with neither: a credential or a password file is needed.
+    case none
 }
 
 /// What the user asked through the control API, the tray or a bubble.

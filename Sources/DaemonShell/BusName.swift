@@ -1,0 +1,39 @@
+import DBus
+import DesktopServices
+
+/// The daemon's well-known name, `io.github.ccrelay.CCRelay`: one daemon per
+/// session bus, and one system service per system bus.
+enum BusName {
+    /// Takes the name on `connection`; when another daemon has it, `done`
+    /// gets an error saying which process that is and how to stop it (`stop`).
+    static func claim(on connection: Connection, stop: String, done: @escaping (BusNameError?) -> Void) {
+        connection.requestName(ControlNames.busName) { reply in
+            guard case .success(let code) = reply, code != .primaryOwner && code != .alreadyOwner else {
+                if case .failure(let error) = reply { return done(BusNameError("cannot claim \(ControlNames.busName): \(error.message)")) }
+                return done(nil)
+            }
+            func refuse(_ who: String) {
+                done(BusNameError(
+                    "another ccrelay daemon already runs on this bus: \(who) owns \(ControlNames.busName). "
+                        + "Use that one, or stop it first (\(stop))."))
+            }
+            connection.nameOwner(ControlNames.busName) { owner in
+                guard case .success(let owner?) = owner else { return refuse("another process") }
+                connection.call(.methodCall(
+                    destination: StandardNames.bus, path: StandardNames.busPath, interface: StandardNames.bus,
+                    member: "GetConnectionUnixProcessID", body: [.string(owner)])
+                ) { reply in
+                    guard let pid = try? reply.get().argument(0, as: UInt32.self) else { return refuse(owner) }
+                    refuse("process \(pid) (\(owner))")
+                }
+            }
+        }
+    }
+}
+
+/// Why the daemon could not take its name on its bus: another daemon has it
+/// (which process, and how to stop it), or the bus refused.
+struct BusNameError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

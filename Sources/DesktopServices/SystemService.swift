@@ -1,0 +1,93 @@
+import FileAccess
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The daemon as a system service (`ccrelay-daemon --system`, the
+/// `ccrelay.service` system unit): where it reads its configuration and
+/// keeps its journal, honouring what systemd sets for the unit (so one
+/// program serves every `ccrelay@.service` instance, and tests need no real
+/// `/etc` or `/var/lib`), and the system user and group the package makes.
+public enum SystemService {
+    /// The unprivileged user the service runs as, and the group whose members may steer it.
+    public static let user = "ccrelay"
+    public static let group = "ccrelay"
+
+    /// `$CONFIGURATION_DIRECTORY/ccrelay.conf`, or `/etc/ccrelay/ccrelay.conf`.
+    public static func configurationPath() -> String { (firstDirectory("CONFIGURATION_DIRECTORY") ?? "/etc/ccrelay") + "/ccrelay.conf" }
+
+    /// `$STATE_DIRECTORY/alerts.db`, or `/var/lib/ccrelay/alerts.db`.
+    public static func storePath() -> String { (firstDirectory("STATE_DIRECTORY") ?? "/var/lib/ccrelay") + "/alerts.db" }
+
+    /// The first absolute directory in a systemd directory variable (it may list several, colon-separated).
+    private static func firstDirectory(_ name: String) -> String? {
+        guard let value = getenv(name).map({ String(cString: $0) }) else { return nil }
+        return value.split(separator: ":").map(String.init).first { $0.hasPrefix("/") }
+    }
+}
+
+/// A secret kept in a file rather than a keyring: a systemd credential
+/// (`LoadCredential=`, in `$CREDENTIALS_DIRECTORY`) or a file the
+/// configuration names. Read bounded, one line, never logged; a file others
+/// may read is refused, saying the fix.
+public enum SecretFile {
+    /// The longest secret read (a password, not a document).
+    public static let limit = 1024
+
+    /// The credential `name` systemd passed to the service, when there is one.
+    public static func credential(_ name: String) -> Result<String, SecretFileProblem>? {
+        guard let directory = getenv("CREDENTIALS_DIRECTORY").map({ String(cString: $0) }), directory.hasPrefix("/") else { return nil }
+        let path = directory + "/" + name
+        guard access(path, F_OK) == 0 else { return nil }
+        // systemd made the directory for this service alone: its modes are systemd's.
+        return read(path, checkingMode: false)
+    }
+
+    /// The secret in `path`; refused when group or others may read it
+    /// (unless it is `0640 root:ccrelay`, the service's group), when it is not
+    /// a regular file, or when it is longer than `limit`.
+    public static func read(_ path: String, checkingMode: Bool = true) -> Result<String, SecretFileProblem> {
+        if checkingMode, let problem = SecretFileMode.problem(path) { return .failure(SecretFileProblem(problem)) }
+        switch BoundedFile.read(path, limit: limit) {
+        case .success(let bytes):
+            guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(SecretFileProblem("\(path) is not UTF-8 text")) }
+            let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let secret = line.hasSuffix("\r") ? String(line.dropLast()) : line
+            guard !secret.isEmpty else { return .failure(SecretFileProblem("\(path) is empty")) }
+            return .success(secret)
+        case .failure(let problem):
+            return .failure(SecretFileProblem("cannot read \(path): \(problem)"))
+        }
+    }
+}
+
+/// Why a secret file cannot be used: a sentence naming the file and the fix.
+public struct SecretFileProblem: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// The rule for files that hold secrets (the configuration, a key, a
+/// password file): nobody but the owner may read them — or, for the system
+/// service, the owner root and the group `ccrelay` (mode 0640 root:ccrelay).
+public enum SecretFileMode {
+    /// What is wrong with `path`'s owner and mode (`what` names it in the
+    /// sentence), or nil when only those who may read it can.
+    public static func problem(_ path: String, called what: String? = nil) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let mode = info.st_mode & 0o777
+        if mode & 0o077 == 0 { return nil }
+        if mode & 0o037 == 0, info.st_uid == 0, groupName(info.st_gid) == SystemService.group { return nil }
+        return "\(what ?? path) may be read by other users (mode \(String(mode, radix: 8))); fix it with: chmod 600 \(path) "
+            + "(or, for the system service: chown root:\(SystemService.group) \(path) && chmod 640 \(path))"
+    }
+
+    private static func groupName(_ gid: gid_t) -> String? {
+        var group = group()
+        var result: UnsafeMutablePointer<group>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getgrgid_r(gid, &group, &buffer, buffer.count, &result) == 0, result != nil, let name = group.gr_name else { return nil }
+        return String(cString: name)
+    }
+}

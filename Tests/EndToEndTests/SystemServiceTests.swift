@@ -1,0 +1,148 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The system service (issue 24) with real parts: `ccrelay --system daemon`
+/// with no session bus at all, on a private system bus that runs the policy
+/// file the package ships, ccsim over mutual TLS, a webhook recorder, and
+/// users made for the test (`useradd`) whose calls the policy judges.
+@Suite(.desktopBudget) struct SystemServiceTests {
+    static let packaging = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("packaging").path
+    static let noSessionBus = "unix:path=/nonexistent/ccrelay-no-session-bus"
+
+    /// A service's folders (`/etc/ccrelay`, `/var/lib/ccrelay`) and its environment, as systemd sets it.
+    struct Service {
+        let folder: String
+        let environment: [String: String]
+        var configPath: String { folder + "/etc/ccrelay.conf" }
+        var logPath: String { folder + "/daemon.log" }
+        var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+        init(bus: PrivateBus, credentials: String? = nil) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-system-\(UUID().uuidString)").path
+            for sub in ["/etc", "/state"] { try FileManager.default.createDirectory(atPath: folder + sub, withIntermediateDirectories: true) }
+            var environment = [
+                "DBUS_SYSTEM_BUS_ADDRESS": bus.address, "DBUS_SESSION_BUS_ADDRESS": SystemServiceTests.noSessionBus,
+                "CONFIGURATION_DIRECTORY": folder + "/etc", "STATE_DIRECTORY": folder + "/state", "XDG_STATE_HOME": folder + "/user-state",
+            ]
+            if let credentials { environment["CREDENTIALS_DIRECTORY"] = credentials }
+            self.environment = environment
+        }
+
+        func write(config: String, mode: mode_t = 0o600) throws {
+            try config.write(toFile: configPath + ".new", atomically: false, encoding: .utf8)
+            chmod(configPath + ".new", mode)
+            rename(configPath + ".new", configPath)
+        }
+
+        func start() throws -> ChildProcess {
+            try ChildProcess(DaemonRig.ccrelay, ["--system", "daemon"], environment: environment, outputFiles: (folder + "/daemon.out", logPath))
+        }
+
+        func cli(_ arguments: [String]) throws -> CommandResult {
+            try run(DaemonRig.ccrelay, ["--system"] + arguments, environment: environment)
+        }
+
+        /// `ccrelay --system ARGUMENTS` as `user` (runuser), with only the bus addresses.
+        func cli(as user: String, _ arguments: [String]) throws -> CommandResult {
+            try run("/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(environment["DBUS_SYSTEM_BUS_ADDRESS"]!)",
+                                          "DBUS_SESSION_BUS_ADDRESS=\(SystemServiceTests.noSessionBus)", DaemonRig.ccrelay, "--system"] + arguments)
+        }
+
+        func state() throws -> String? {
+            let output = try cli(["status", "--json"]).standardOutput
+            return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["state"] as? String
+        }
+    }
+
+    /// Users made for one test and removed after it: `reader` in no group, `member` in the group ccrelay.
+    final class TestUsers {
+        let reader = "ccrt-r-\(UUID().uuidString.prefix(6).lowercased())"
+        let member = "ccrt-m-\(UUID().uuidString.prefix(6).lowercased())"
+        private var madeGroup = false
+
+        init() throws {
+            if try run("/usr/bin/getent", ["group", "ccrelay"]).status != 0 {
+                guard try run("/usr/sbin/groupadd", ["--system", "ccrelay"]).status == 0 else { throw TestSetupError("groupadd ccrelay failed") }
+                madeGroup = true
+            }
+            for (user, groups) in [(reader, [String]()), (member, ["-G", "ccrelay"])] {
+                let made = try run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"] + groups + [user])
+                guard made.status == 0 else { throw TestSetupError("useradd \(user): \(made.standardError)") }
+            }
+        }
+
+        deinit {
+            for user in [reader, member] { _ = try? run("/usr/sbin/userdel", [user]) }
+            if madeGroup { _ = try? run("/usr/sbin/groupdel", ["ccrelay"]) }
+        }
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root: it makes users (useradd) and runs the CLI as them (runuser)"))
+    func aBoxWithoutADesktopStaysOnlineReportsAKickAndIsSteeredUnderThePolicy() async throws {
+        // The group first, as the package makes it: the bus reads the policy's group when it starts.
+        let users = try TestUsers()
+        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
+        let sim = try CCSimProcess(["--interval", "2", "--timeout", "8"])
+        let webhook = try RelayRecorder(.webhook)
+        let service = try Service(bus: bus)
+        try service.write(config: sim.configuration(extra: "[relay]\nwebhook = http://127.0.0.1:\(webhook.port)/hook"))
+        let daemon = try service.start()
+        defer { daemon.stop() }
+        #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
+        #expect(!service.log.contains("session bus"), "no session bus is asked for: \(service.log)")
+
+        let read = try service.cli(as: users.reader, ["status"])
+        #expect(read.status == 0 && read.standardOutput.contains("online"), "every local user reads: \(read.standardError)")
+        let refused = try service.cli(as: users.reader, ["logout"])
+        #expect(refused.status == 1 && refused.standardError.contains("only root and members of the group ccrelay"),
+                "\(refused.standardOutput)\(refused.standardError)")
+        #expect(try service.state() == "online", "the refused call did nothing")
+
+        // A kick: forwarded, and in the system log at priority crit.
+        try sim.control("POST", "kick", ["message": "下线"])
+        #expect(await eventually(timeout: .seconds(20)) { !webhook.requests().isEmpty }, "\(service.log)")
+        #expect(RelayRecorder.body(webhook.requests()[0])["kind"] as? String == "logged-out")
+        #expect(service.log.contains("<2>ccrelay: alert logged-out: "), "\(service.log)")
+        let history = try service.cli(as: users.reader, ["history", "--limit", "3"])
+        #expect(history.status == 0 && history.standardOutput.contains("Logged out"), "\(history.standardOutput)\(history.standardError)")
+
+        // A member of the group steers it; so does root.
+        let login = try service.cli(as: users.member, ["login"])
+        #expect(login.status == 0, "\(login.standardOutput)\(login.standardError)")
+        #expect(await eventually(timeout: .seconds(20)) { (try? service.state()) == "online" })
+        let logout = try service.cli(["logout"])
+        #expect(logout.status == 0, "\(logout.standardError)")
+        #expect(await eventually(timeout: .seconds(20)) { (try? service.state()) == "offline" }, "a requested logout is offline")
+    }
+
+    @Test func aPasswordComesFromTheCredentialsSystemdPassesAndAReadablePasswordFileIsRefused() async throws {
+        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
+        let sim = try CCSimProcess(["--interval", "2", "--timeout", "8", "--user", "student:s3cret"])
+        let credentials = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-cred-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: credentials) }
+        try "s3cret\n".write(toFile: credentials + "/campus-password", atomically: true, encoding: .utf8)
+        let service = try Service(bus: bus, credentials: credentials)
+        try service.write(config: sim.configuration(extra: "user = student"))
+        let daemon = try service.start()
+        defer { daemon.stop() }
+        #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
+        #expect(!service.log.contains("s3cret"), "the password is never logged")
+
+        // A password file others may read: refused with file:line, and the fix.
+        let file = service.folder + "/etc/password"
+        try "s3cret\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o644)
+        try service.write(config: sim.configuration(extra: "user = student\npassword-file = \(file)"))
+        let check = try service.cli(["config", "check"])
+        #expect(check.status == 1, "\(check.standardError)")
+        #expect(check.standardError.contains("\(service.configPath):8:") && check.standardError.contains("chmod 600 \(file)"),
+                "\(check.standardError)")
+        chmod(file, 0o600)
+        let fixed = try service.cli(["config", "check"])
+        #expect(fixed.status == 0 && fixed.standardError.contains("no [relay] target"),
+                "a box nobody will hear from is warned about: \(fixed.standardError)")
+    }
+}
