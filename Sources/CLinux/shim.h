@@ -7,4 +7,6 @@
 #include <sys/eventfd.h>
 #include <libintl.h>
 #include <locale.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #endif

@@ -71,7 +71,7 @@ public final class Daemon {
         self.init(
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, transport: transport,
             desktop: face, isSystemService: system,
-            systemWatch: { [loop] onEvent in SystemWatch(loop: loop, log: log, onEvent: onEvent) },
+            systemWatch: { [loop] onEvent in SystemWatch(loop: loop, interface: reading.usable?.interface, log: log, onEvent: onEvent) },
             relayTransport: { [loop] target in
                 RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },

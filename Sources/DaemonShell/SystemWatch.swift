@@ -45,10 +45,14 @@ final class SystemWatch: SystemWatching {
     static let networkManager = "org.freedesktop.NetworkManager"
     static let networkManagerPath: ObjectPath = "/org/freedesktop/NetworkManager"
 
-    init(loop: any EventScheduler, log: @escaping (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
+    /// Without NetworkManager (or without a system bus), the routes and the link of `interface`, through netlink.
+    private let routes: RouteWatch
+
+    init(loop: any EventScheduler, interface: String? = nil, log: @escaping (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
         self.loop = loop
         self.log = log
         self.onEvent = onEvent
+        routes = RouteWatch(loop: loop, interface: interface, log: log, onEvent: onEvent)
     }
 
     /// Connects to the system bus and subscribes (on `loop`).
@@ -58,7 +62,8 @@ final class SystemWatch: SystemWatching {
         do {
             bus = try Connection(bus: .system, loop: loop)
         } catch {
-            log("no system bus (\(error.message)); sleep and network changes are not followed")
+            log("no system bus (\(error.message)); sleep is not followed, network changes through netlink")
+            routes.start()
             return
         }
         self.bus = bus
@@ -107,11 +112,13 @@ final class SystemWatch: SystemWatching {
         _ = bus.watchName(Self.networkManager) { [weak self] owner in
             guard let self else { return }
             guard owner != nil else {
-                // Without NetworkManager nothing says the network is gone: assume it is there.
+                // Without NetworkManager the routes say whether the network is there.
                 if self.online == false { self.onEvent(.connectivity(online: true)) }
                 self.online = nil
+                self.routes.start()
                 return
             }
+            self.routes.stop()
             bus.allProperties(Self.networkManager, Self.networkManagerPath, Self.networkManager) { [weak self] result in
                 guard let properties = try? result.get() else { return }
                 self?.networkProperties(properties)

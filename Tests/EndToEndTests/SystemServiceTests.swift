@@ -36,8 +36,11 @@ import Testing
             rename(configPath + ".new", configPath)
         }
 
-        func start() throws -> ChildProcess {
-            try ChildProcess(DaemonRig.ccrelay, ["--system", "daemon"], environment: environment, outputFiles: (folder + "/daemon.out", logPath))
+        /// Starts the daemon (`launcher`: inside a network namespace, say).
+        func start(launcher: [String] = []) throws -> ChildProcess {
+            let command = launcher + [DaemonRig.ccrelay, "--system", "daemon"]
+            return try ChildProcess(command[0], Array(command.dropFirst()), environment: environment,
+                                    outputFiles: (folder + "/daemon.out", logPath))
         }
 
         func cli(_ arguments: [String]) throws -> CommandResult {
