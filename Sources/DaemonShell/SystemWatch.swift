@@ -62,8 +62,7 @@ final class SystemWatch: SystemWatching {
         do {
             bus = try Connection(bus: .system, loop: loop)
         } catch {
-            log("no system bus (\(error.message)); sleep is not followed, network changes through netlink")
-            routes.start()
+            log("no system bus (\(error.message)); sleep and network changes are not followed")
             return
         }
         self.bus = bus
