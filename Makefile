@@ -14,7 +14,7 @@ DESTDIR ?=
 # What install and deb ship: release, the Swift runtime linked in.
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/release-static
 
-.PHONY: all bootstrap build locale pot test fuzz demo screenshot install uninstall deb clean
+.PHONY: all bootstrap build locale pot test fuzz demo screenshot install uninstall deb dist clean
 
 all: build
 
@@ -44,7 +44,7 @@ pot:
 		-- --no-wrap --package-name=ccrelay
 	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --backup=none --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 
-test: build deb
+test: build deb dist
 	@# Every libFuzzer target briefly (5 x 8 s; `make fuzz` runs them long), then the tests.
 	scripts/fuzz 8
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest
@@ -75,6 +75,10 @@ uninstall:
 # .build/deb/ccrelay_VERSION_ARCH.deb, checked by lintian.
 deb: bootstrap
 	packaging/build-deb .build/deb
+
+# .build/dist/ccrelay-VERSION-ARCH.tar.gz with its install.sh, for a machine not online yet.
+dist: bootstrap
+	packaging/build-dist .build/dist
 
 clean:
 	rm -rf .build demo-out

@@ -170,6 +170,37 @@ import Testing
         return (folder + client, folder + simulator)
     }
 
+    /// issue 24: `make dist`'s tarball for a machine that is not online yet,
+    /// installed with its own install.sh into an empty prefix and run from there.
+    @Test func theTarballInstallsIntoAnEmptyPrefixAndChecksAConfiguration() throws {
+        let folder = Self.repository + "/.build/dist/"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        let tarball = try #require(names.first { $0.hasPrefix("ccrelay-\(ccrelayVersion)-") && $0.hasSuffix(".tar.gz") },
+                                   "no tarball: run 'make dist' (make test does)")
+        let unpacked = try temporaryDirectory("dist")
+        let root = try temporaryDirectory("dist-root")
+        #expect(try run("/usr/bin/tar", ["-C", unpacked, "-xzf", folder + tarball]).status == 0)
+        let top = unpacked + "/" + String(tarball.dropLast(".tar.gz".count))
+        let installed = try run("/bin/sh", [top + "/install.sh", "--prefix", "/opt/ccrelay", "--destdir", root], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
+        let prefix = root + "/opt/ccrelay"
+        let version = try run(prefix + "/bin/ccrelay", ["--version"])
+        #expect(version.standardOutput.hasPrefix("ccrelay \(ccrelayVersion)"), "\(version.standardError)")
+        // The daemon's own check, from libexec beside the CLI, on a configuration of the test PKI.
+        let config = root + "/ccrelay.conf"
+        let pki = TestPKI.shared
+        try "[server]\nurl = https://cc.campus.example/\nca-file = \(pki.caCertificate)\n[auth]\ncertificate = \(pki.clientCertificate)\nkey = \(pki.clientKey)\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
+        let check = try run(prefix + "/bin/ccrelay", ["config", "check", "--config", config])
+        #expect(check.status == 0 && check.standardOutput.contains("\(config): ok"), "\(check.standardOutput)\(check.standardError)")
+        let unit = try String(contentsOfFile: prefix + "/lib/systemd/system/ccrelay.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/opt/ccrelay/bin/ccrelay --system daemon"))
+        #expect(FileManager.default.fileExists(atPath: root + "/etc/dbus-1/system.d/io.github.ccrelay.CCRelay.conf"),
+                "the bus reads another prefix's policy only from /etc")
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/locale/zh_CN/LC_MESSAGES/ccrelay.mo"))
+    }
+
     /// The oldest version of each library the packages may ask for: what Ubuntu 22.04 LTS ships.
     static let ubuntu2204: [String: String] = [
         "libc6": "2.35", "libcurl4": "7.81.0", "libssl3": "3.0.2", "libsqlite3-0": "3.37.2", "libdbus-1-3": "1.12.20",
