@@ -57,17 +57,19 @@ public final class Daemon {
 
     /// Prepares everything that can fail with a clear message: the CC/1
     /// client (URL, certificate files) when the configuration is usable, and the session bus.
-    /// As a system service (`system`), on the system bus with alerts to the
-    /// system log (`logAlert`) and the journal in the service's state directory.
+    /// As a system service (`system`; one `instance` of several), on the
+    /// system bus with alerts to the system log (`logAlert`) and the journal
+    /// in the service's state directory.
     public convenience init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
-                            system: Bool = false, log: @escaping (String) -> Void,
+                            system: Bool = false, instance: String? = nil, log: @escaping (String) -> Void,
                             logAlert: @escaping (_ priority: Int, String) -> Void = { _, _ in }) throws {
         let transport: (any CCTransport)? = try reading.usable.map { configuration in
             try CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
         }
         let face: any DesktopFace =
             system
-            ? try SystemBusFace(loop: loop, log: log, logAlert: { logAlert($0.rawValue, $1) }) : try SessionBusFace(loop: loop, log: log)
+            ? try SystemBusFace(loop: loop, instance: instance, log: log, logAlert: { logAlert($0.rawValue, $1) })
+            : try SessionBusFace(loop: loop, log: log)
         self.init(
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, transport: transport,
             desktop: face, isSystemService: system,
@@ -75,7 +77,7 @@ public final class Daemon {
             relayTransport: { [loop] target in
                 RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },
-            storePath: system ? SystemService.storePath() : AlertStore.defaultPath(), log: log)
+            storePath: system ? SystemService.storePath(instance: instance) : AlertStore.defaultPath(), log: log)
     }
 
     /// The daemon with its ports given: the loop (and its clock), the CC/1

@@ -24,13 +24,15 @@ final class SystemBusFace: DesktopFace {
     private let loop: any EventScheduler
     private let log: (String) -> Void
     private let logAlert: (SyslogPriority, String) -> Void
+    /// `io.github.ccrelay.CCRelay`, or an instance's `io.github.ccrelay.CCRelay.NAME`.
+    private let busName: String
     private weak var target: ControlTarget?
     private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
 
     /// Connects to the system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
-    init(loop: any EventScheduler, log: @escaping (String) -> Void, logAlert: @escaping (SyslogPriority, String) -> Void)
-        throws(DBusError)
-    {
+    init(loop: any EventScheduler, instance: String? = nil, log: @escaping (String) -> Void,
+         logAlert: @escaping (SyslogPriority, String) -> Void) throws(DBusError) {
+        busName = SystemService.busName(instance: instance)
         self.loop = loop
         self.log = log
         self.logAlert = logAlert
@@ -47,7 +49,8 @@ final class SystemBusFace: DesktopFace {
             log("the system bus went away; exiting for systemd to start the service again")
             exit(1)
         }
-        BusName.claim(on: bus, stop: "systemctl stop ccrelay", done: done)
+        let unit = busName == ControlNames.busName ? "ccrelay" : "ccrelay@" + busName.dropFirst(ControlNames.busName.count + 1)
+        BusName.claim(busName, on: bus, stop: "systemctl stop \(unit)", done: done)
     }
 
     func publish(_ snapshot: DaemonSnapshot) {

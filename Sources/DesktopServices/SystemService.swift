@@ -13,11 +13,30 @@ public enum SystemService {
     public static let user = "ccrelay"
     public static let group = "ccrelay"
 
-    /// `$CONFIGURATION_DIRECTORY/ccrelay.conf`, or `/etc/ccrelay/ccrelay.conf`.
-    public static func configurationPath() -> String { (firstDirectory("CONFIGURATION_DIRECTORY") ?? "/etc/ccrelay") + "/ccrelay.conf" }
+    /// `$CONFIGURATION_DIRECTORY/ccrelay.conf`, or `/etc/ccrelay/ccrelay.conf`;
+    /// an instance of `ccrelay@.service` reads `INSTANCE.conf` there.
+    public static func configurationPath(instance: String? = nil) -> String {
+        (firstDirectory("CONFIGURATION_DIRECTORY") ?? "/etc/ccrelay") + "/\(instance ?? "ccrelay").conf"
+    }
 
-    /// `$STATE_DIRECTORY/alerts.db`, or `/var/lib/ccrelay/alerts.db`.
-    public static func storePath() -> String { (firstDirectory("STATE_DIRECTORY") ?? "/var/lib/ccrelay") + "/alerts.db" }
+    /// `$STATE_DIRECTORY/alerts.db` (systemd gives each instance its own), or
+    /// `/var/lib/ccrelay/alerts.db` (an instance's: `/var/lib/ccrelay/INSTANCE/alerts.db`).
+    public static func storePath(instance: String? = nil) -> String {
+        (firstDirectory("STATE_DIRECTORY") ?? "/var/lib/ccrelay" + (instance.map { "/" + $0 } ?? "")) + "/alerts.db"
+    }
+
+    /// Whether `name` can name an instance: it becomes the last element of
+    /// its bus name, `io.github.ccrelay.CCRelay.NAME` (a letter or `_` first,
+    /// then letters, digits, `_` and `-`; at most 32).
+    public static func isInstanceName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first, bytes.count <= 32 else { return false }
+        func letter(_ byte: UInt8) -> Bool { (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || byte == 0x5f }
+        return letter(first) && bytes.allSatisfy { letter($0) || (0x30...0x39).contains($0) || $0 == 0x2d }
+    }
+
+    /// The bus name of the service, or of one instance of it.
+    public static func busName(instance: String?) -> String { ControlNames.busName + (instance.map { "." + $0 } ?? "") }
 
     /// The first absolute directory in a systemd directory variable (it may list several, colon-separated).
     private static func firstDirectory(_ name: String) -> String? {

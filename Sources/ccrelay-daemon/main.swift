@@ -141,12 +141,22 @@ func relayTest(_ path: String, target name: String?) -> Never {
 /// Loads the configuration and starts the daemon; it then runs on `loop`
 /// until SIGTERM or SIGINT, which exit the process.
 func runDaemon(_ given: [String]) -> Never {
-    // --system: the system service (ccrelay.service): system bus, /etc/ccrelay, /var/lib/ccrelay.
+    // --system [--instance NAME]: the system service (ccrelay.service, or one
+    // ccrelay@NAME.service): system bus, /etc/ccrelay, /var/lib/ccrelay.
     let system = given.first == "--system"
-    let arguments = system ? Array(given.dropFirst()) : given
+    var arguments = system ? Array(given.dropFirst()) : given
+    var instance: String?
+    if system, arguments.first == "--instance", arguments.count >= 2 {
+        guard SystemService.isInstanceName(arguments[1]) else {
+            log("an instance name is a letter or _ and then letters, digits, _ or - (at most 32), not '\(arguments[1])'")
+            exit(2)
+        }
+        instance = arguments[1]
+        arguments.removeFirst(2)
+    }
     let path: String
     switch arguments.count {
-    case 0: path = system ? SystemService.configurationPath() : ConfigurationFile.defaultPath()
+    case 0: path = system ? SystemService.configurationPath(instance: instance) : ConfigurationFile.defaultPath()
     case 2 where arguments[0] == "--config": path = arguments[1]
     case 3 where arguments[0] == "--check" && arguments[1] == "--config": check(arguments[2], system: system)
     case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2], bundlePasswordOnStdin: false)
@@ -155,7 +165,7 @@ func runDaemon(_ given: [String]) -> Never {
     case 3...4 where arguments[0] == "--relay-test" && arguments[1] == "--config":
         relayTest(arguments[2], target: arguments.count == 4 ? arguments[3] : nil)
     default:
-        log("ccrelay-daemon is started by 'ccrelay daemon [--system] [--config PATH]'; see 'ccrelay daemon --help'")
+        log("ccrelay-daemon is started by 'ccrelay [--system[=INSTANCE]] daemon [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)
     }
     let (reading, warnings) = ConfigurationCheck.read(path, log: log)
@@ -174,7 +184,7 @@ func runDaemon(_ given: [String]) -> Never {
         loop = try EventLoop()
         // Without a usable configuration the daemon stays up as `unconfigured` until the file is usable.
         daemon = try Daemon(
-            reading: reading, configurationPath: path, version: ccrelayVersion, loop: loop, system: system, log: log,
+            reading: reading, configurationPath: path, version: ccrelayVersion, loop: loop, system: system, instance: instance, log: log,
             logAlert: { log(priority: $0, $1) })
         StopSignals.block()
         stopSignals = try StopSignals(loop: loop, handler: stop)

@@ -114,7 +114,7 @@ enum JournalFile {
     }
 
     /// The journal: the system service's with `ccrelay --system`, else the user's.
-    static var path: String { CLI.systemService ? SystemService.storePath() : AlertStore.defaultPath() }
+    static var path: String { CLI.systemService ? SystemService.storePath(instance: CLI.instance) : AlertStore.defaultPath() }
 
     static func open<T>(_ body: (AlertStore) throws(StoreError) -> T) throws(ControlFailure) -> T {
         do {

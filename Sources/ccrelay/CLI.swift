@@ -31,7 +31,7 @@ enum CLI {
 
     static var overview: String {
         let head = localize("""
-            Usage: ccrelay [--system] <command> [options]
+            Usage: ccrelay [--system[=INSTANCE]] <command> [options]
                    ccrelay --help | --version
 
             ccrelay keeps this computer logged in to the campus CC server and tells you
@@ -42,8 +42,9 @@ enum CLI {
         let tail = localize("""
             Run 'ccrelay <command> --help' for a command's options. With --system, a
             command reads and steers the system service (ccrelay.service, for a machine
-            without a desktop) instead of this session's daemon; without it, a command
-            that finds no daemon in this session asks the system service, saying so.
+            without a desktop) instead of this session's daemon, with --system=NAME the
+            instance ccrelay@NAME.service; without it, a command that finds no daemon in
+            this session asks the system service, saying so.
 
             Exit status: 0 ok, 1 failure, 2 usage error, 3 the daemon is not running
             (for commands that need it).
@@ -58,11 +59,19 @@ enum CLI {
     }
 
     /// `ccrelay --system …`: the system service (ccrelay.service) — its bus,
-    /// its configuration and its journal — instead of this session's daemon.
-    static let systemService = CommandLine.arguments.dropFirst().first == "--system"
+    /// its configuration and its journal — instead of this session's daemon;
+    /// `--system=NAME`, the instance ccrelay@NAME.service.
+    static let systemService = CommandLine.arguments.dropFirst().first.map { $0 == "--system" || $0.hasPrefix("--system=") } ?? false
+    static let instance: String? = CommandLine.arguments.dropFirst().first.flatMap {
+        $0.hasPrefix("--system=") ? String($0.dropFirst("--system=".count)) : nil
+    }
 
     static func run(_ given: [String]) async -> Int32 {
-        let arguments = given.first == "--system" ? Array(given.dropFirst()) : given
+        if let instance, !SystemService.isInstanceName(instance) {
+            Output.error(fill(localize("'%s' is not an instance name (a letter or _, then letters, digits, _ or -)"), instance))
+            return ExitStatus.usage
+        }
+        let arguments = systemService ? Array(given.dropFirst()) : given
         guard let first = arguments.first else {
             Output.error(localize("no command given") + "\n\n" + overview)
             return ExitStatus.usage

@@ -27,7 +27,7 @@ enum ConfigCommand {
         words: ["check", "path"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        let path = parsed.values["config"] ?? (CLI.systemService ? SystemService.configurationPath() : ConfigurationFile.defaultPath())
+        let path = parsed.values["config"] ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
         switch parsed.positionals {
         case ["path"]:
             Output.out(path)
@@ -35,7 +35,7 @@ enum ConfigCommand {
         case ["check"]:
             // The daemon's own checks, through its own code (the files, the
             // certificate and key, the URL rules, the interface).
-            return execHelper("ccrelay-daemon", (CLI.systemService ? ["--system"] : []) + ["--check", "--config", path], for: "config")
+            return execHelper("ccrelay-daemon", (CLI.systemService ? ["--system"] + (CLI.instance.map { ["--instance", $0] } ?? []) : []) + ["--check", "--config", path], for: "config")
         default:
             return usageError("config", suggesting("expected 'check' or 'path'", for: parsed.positionals.first, among: ["check", "path"]))
         }

@@ -29,13 +29,19 @@ enum ControlFailure: Error {
 /// connection, one method call per need.
 struct ControlClient {
     let connection: Connection
+    /// The daemon's name on that bus (an instance of the system service has its own).
+    var busName = ControlNames.busName
 
     /// Connects to the daemon's bus: the system bus with `ccrelay --system`;
     /// else the session bus — or, when no daemon runs in this session (or
     /// there is no session bus) but the system service does, the system bus,
     /// saying so (unless `systemServiceToo` is false).
     static func connect(systemServiceToo: Bool = true) async throws(ControlFailure) -> ControlClient {
-        if CLI.systemService { return try connect(.system) }
+        if CLI.systemService {
+            var client = try connect(.system)
+            client.busName = SystemService.busName(instance: CLI.instance)
+            return client
+        }
         let session: ControlClient
         do {
             session = try connect(.session)
@@ -73,7 +79,7 @@ struct ControlClient {
     /// Calls `member` on the daemon's control object.
     func call(_ member: String, _ body: [Value] = [], timeout: Duration = .seconds(10)) async throws(ControlFailure) -> Message {
         let message = Message.methodCall(
-            destination: ControlNames.busName, path: ControlNames.path, interface: ControlNames.interface, member: member,
+            destination: busName, path: ControlNames.path, interface: ControlNames.interface, member: member,
             body: body)
         do {
             return try await connection.call(message, timeout: timeout)
@@ -110,7 +116,7 @@ struct ControlClient {
     /// announces a change of its control properties.
     func onPropertiesChanged(_ handler: @escaping () -> Void) {
         connection.loop.sync {
-            _ = connection.subscribe(.propertiesChanged(sender: ControlNames.busName, path: ControlNames.path, of: ControlNames.interface)) {
+            _ = connection.subscribe(.propertiesChanged(sender: busName, path: ControlNames.path, of: ControlNames.interface)) {
                 _ in handler()
             }
         }

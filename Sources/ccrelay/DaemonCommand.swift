@@ -62,7 +62,10 @@ enum DaemonCommand {
         if CLI.systemService {
             // The system service (ccrelay.service): /etc/ccrelay, /var/lib/ccrelay, the system bus.
             guard !parsed.has("autostart") else { return usageError("daemon", "--autostart is for a desktop session, not --system") }
-            return execHelper("ccrelay-daemon", ["--system", "--config", parsed.values["config"] ?? SystemService.configurationPath()], for: "daemon")
+            return execHelper(
+                "ccrelay-daemon",
+                ["--system"] + (CLI.instance.map { ["--instance", $0] } ?? [])
+                    + ["--config", parsed.values["config"] ?? SystemService.configurationPath(instance: CLI.instance)], for: "daemon")
         }
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         if parsed.has("autostart") {

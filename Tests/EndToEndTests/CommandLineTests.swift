@@ -42,7 +42,7 @@ import Testing
     @Test func theOverviewAndUsageErrorsAreTranslated() throws {
         let chinese = isolated().merging(["LANG": "zh_CN.UTF-8", "LANGUAGE": ""]) { $1 }
         let overview = try run(ccrelay, ["--help"], environment: chinese)
-        #expect(overview.standardOutput.hasPrefix("用法：ccrelay [--system] <命令> [选项]") && overview.standardOutput.contains("  history      按从新到旧列出已发出的提醒"),
+        #expect(overview.standardOutput.hasPrefix("用法：ccrelay [--system[=实例]] <命令> [选项]") && overview.standardOutput.contains("  history      按从新到旧列出已发出的提醒"),
                 "\(overview.standardOutput)")
         let typo = try run(ccrelay, ["history", "--limt", "3"], environment: isolated().merging(["LANG": "zh_TW.UTF-8", "LANGUAGE": ""]) { $1 })
         #expect(typo.status == 2)

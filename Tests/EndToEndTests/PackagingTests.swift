@@ -17,12 +17,17 @@ import Testing
         return path
     }
 
-    /// The system unit (issue 24), by systemd's own tools offline: no systemd runs as PID 1 here to start it.
-    @Test func theSystemUnitVerifiesAndIsHardened() throws {
-        let directory = try temporaryDirectory("system-unit")
-        let unit = directory + "/ccrelay.service"
-        try String(contentsOfFile: Self.packaging + "/ccrelay-system.service.in", encoding: .utf8)
-            .replacing("@bindir@", with: buildProductsDirectory.path).write(toFile: unit, atomically: true, encoding: .utf8)
+    /// The system unit and its template (issue 24) as packaging/install writes them, by
+    /// systemd's own tools offline: no systemd runs as PID 1 here to start them.
+    @Test(arguments: ["ccrelay.service", "ccrelay@.service"])
+    func theSystemUnitsVerifyAndAreHardened(_ name: String) throws {
+        let destdir = try temporaryDirectory("system-unit")
+        let installed = try run(Self.packaging + "/install", [buildProductsDirectory.path, "/usr", destdir], environment: ["PACKAGE": "ccrelay"])
+        #expect(installed.status == 0, "\(installed.standardError)")
+        // The programs of this build stand in for /usr/bin's.
+        let unit = destdir + "/" + name
+        try String(contentsOfFile: destdir + "/usr/lib/systemd/system/" + name, encoding: .utf8)
+            .replacing("ExecStart=/usr/bin/", with: "ExecStart=\(buildProductsDirectory.path)/").write(toFile: unit, atomically: true, encoding: .utf8)
         let verify = try run("/usr/bin/systemd-analyze", ["verify", "--man=no", unit])
         #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardOutput)\(verify.standardError)")
         let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit])
@@ -31,9 +36,11 @@ import Testing
         let score = overall.split(separator: " ").compactMap { Double($0) }.first
         #expect(score.map { $0 <= 2.0 } == true, "\(overall)\n\(security.standardError)")
         let text = try String(contentsOfFile: unit, encoding: .utf8)
+        let instance = name.contains("@")
         for line in ["User=ccrelay", "Restart=always", "StartLimitIntervalSec=0", "Type=notify", "WatchdogSec=", "CapabilityBoundingSet=\n",
                      "Wants=network-online.target", "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes", "NoNewPrivileges=yes",
-                     "ExecStart=\(buildProductsDirectory.path)/ccrelay --system daemon"] {
+                     "ExecStart=\(buildProductsDirectory.path)/ccrelay --system\(instance ? "=%i" : "") daemon\n",
+                     "StateDirectory=ccrelay\(instance ? "/%i" : "")\n"] {
             #expect(text.contains(line), "\(line)")
         }
     }

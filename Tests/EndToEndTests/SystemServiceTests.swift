@@ -5,8 +5,9 @@ import Testing
 /// The system service (issue 24) with real parts: `ccrelay --system daemon`
 /// with no session bus at all, on a private system bus that runs the policy
 /// file the package ships, ccsim over mutual TLS, a webhook recorder, and
-/// users made for the test (`useradd`) whose calls the policy judges.
-@Suite(.desktopBudget) struct SystemServiceTests {
+/// users made for the test (`useradd`) whose calls the policy judges. One
+/// test at a time: they share the group ccrelay a test may make and remove.
+@Suite(.serialized, .desktopBudget) struct SystemServiceTests {
     static let packaging = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("packaging").path
     static let noSessionBus = "unix:path=/nonexistent/ccrelay-no-session-bus"
@@ -15,11 +16,15 @@ import Testing
     struct Service {
         let folder: String
         let environment: [String: String]
-        var configPath: String { folder + "/etc/ccrelay.conf" }
+        /// An instance of `ccrelay@.service` (nil: `ccrelay.service`).
+        var instance: String?
+        var system: String { "--system" + (instance.map { "=" + $0 } ?? "") }
+        var configPath: String { folder + "/etc/\(instance ?? "ccrelay").conf" }
         var logPath: String { folder + "/daemon.log" }
         var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-        init(bus: PrivateBus, credentials: String? = nil) throws {
+        init(bus: PrivateBus, credentials: String? = nil, instance: String? = nil) throws {
+            self.instance = instance
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-system-\(UUID().uuidString)").path
             for sub in ["/etc", "/state"] { try FileManager.default.createDirectory(atPath: folder + sub, withIntermediateDirectories: true) }
             var environment = [
@@ -38,19 +43,19 @@ import Testing
 
         /// Starts the daemon (`launcher`: inside a network namespace, say).
         func start(launcher: [String] = []) throws -> ChildProcess {
-            let command = launcher + [DaemonRig.ccrelay, "--system", "daemon"]
+            let command = launcher + [DaemonRig.ccrelay, system, "daemon"]
             return try ChildProcess(command[0], Array(command.dropFirst()), environment: environment,
                                     outputFiles: (folder + "/daemon.out", logPath))
         }
 
         func cli(_ arguments: [String]) throws -> CommandResult {
-            try run(DaemonRig.ccrelay, ["--system"] + arguments, environment: environment)
+            try run(DaemonRig.ccrelay, [system] + arguments, environment: environment)
         }
 
         /// `ccrelay --system ARGUMENTS` as `user` (runuser), with only the bus addresses.
         func cli(as user: String, _ arguments: [String]) throws -> CommandResult {
             try run("/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(environment["DBUS_SYSTEM_BUS_ADDRESS"]!)",
-                                          "DBUS_SESSION_BUS_ADDRESS=\(SystemServiceTests.noSessionBus)", DaemonRig.ccrelay, "--system"] + arguments)
+                                          "DBUS_SESSION_BUS_ADDRESS=\(SystemServiceTests.noSessionBus)", DaemonRig.ccrelay, system] + arguments)
         }
 
         func state() throws -> String? {
@@ -118,6 +123,37 @@ import Testing
         let logout = try service.cli(["logout"])
         #expect(logout.status == 0, "\(logout.standardError)")
         #expect(await eventually(timeout: .seconds(20)) { (try? service.state()) == "offline" }, "a requested logout is offline")
+    }
+
+    /// `ccrelay@.service`: two instances beside the service, each on its own
+    /// bus name, configuration and journal, under the same policy.
+    @Test(.enabled(if: getuid() == 0, "needs root: it makes users (useradd) and runs the CLI as them (runuser)"))
+    func instancesOfTheTemplateRunBesideTheServiceEachUnderThePolicy() async throws {
+        let users = try TestUsers()
+        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
+        let sim = try CCSimProcess(["--interval", "2", "--timeout", "8"])
+        let main = try Service(bus: bus)
+        let lab = try Service(bus: bus, instance: "lab")
+        let dorm = try Service(bus: bus, instance: "dorm")
+        var daemons: [ChildProcess] = []
+        defer { daemons.forEach { $0.stop() } }
+        for service in [main, lab, dorm] {
+            try service.write(config: sim.configuration())
+            daemons.append(try service.start())
+        }
+        for service in [main, lab, dorm] {
+            #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.system): \(service.log)")
+        }
+        let read = try lab.cli(as: users.reader, ["status"])
+        #expect(read.status == 0 && read.standardOutput.contains("online"), "\(read.standardError)")
+        let refused = try lab.cli(as: users.reader, ["logout"])
+        #expect(refused.status == 1 && refused.standardError.contains("only root and members of the group ccrelay"), "\(refused.standardError)")
+        let steered = try lab.cli(as: users.member, ["logout"])
+        #expect(steered.status == 0, "\(steered.standardError)")
+        #expect(await eventually(timeout: .seconds(20)) { (try? lab.state()) == "offline" })
+        #expect(try main.state() == "online" && dorm.state() == "online", "the others carry on")
+        #expect(FileManager.default.fileExists(atPath: lab.folder + "/state/alerts.db"))
+        #expect(try run(DaemonRig.ccrelay, ["--system=2lab", "status"]).status == 2, "not an instance name")
     }
 
     @Test func aPasswordComesFromTheCredentialsSystemdPassesAndAReadablePasswordFileIsRefused() async throws {
