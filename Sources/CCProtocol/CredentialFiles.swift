@@ -101,16 +101,13 @@ public enum CredentialFiles {
         }
     }
 
-    /// A private key others can read is refused, with the command that fixes it.
+    /// A private key others can read (but the system service's group, 0640
+    /// root:ccrelay) is refused, with the command that fixes it.
     private static func checkPrivate(_ path: String, key: String) throws(ClientConfigurationError) {
-        guard let mode = BoundedFile.mode(path) else {
+        guard BoundedFile.mode(path) != nil else {
             throw ClientConfigurationError("cannot read private key \(path): \(SystemError.reason(errno))", key: key)
         }
-        if mode & 0o077 != 0 {
-            throw ClientConfigurationError(
-                "private key \(path) is readable by other users (mode \(String(mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)",
-                key: key)
-        }
+        if let problem = SecretFileMode.problem(path, called: "private key \(path)") { throw ClientConfigurationError(problem, key: key) }
     }
 
     private static func parsePEM(_ bytes: [UInt8], path: String) throws(ClientConfigurationError) -> OpaquePointer {

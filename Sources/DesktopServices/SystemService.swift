@@ -11,7 +11,7 @@ import Glibc
 public enum SystemService {
     /// The unprivileged user the service runs as, and the group whose members may steer it.
     public static let user = "ccrelay"
-    public static let group = "ccrelay"
+    public static let group = SecretFileMode.serviceGroup
 
     /// `$CONFIGURATION_DIRECTORY/ccrelay.conf`, or `/etc/ccrelay/ccrelay.conf`;
     /// an instance of `ccrelay@.service` reads `INSTANCE.conf` there.
@@ -84,29 +84,4 @@ public enum SecretFile {
 public struct SecretFileProblem: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
-}
-
-/// The rule for files that hold secrets (the configuration, a key, a
-/// password file): nobody but the owner may read them — or, for the system
-/// service, the owner root and the group `ccrelay` (mode 0640 root:ccrelay).
-public enum SecretFileMode {
-    /// What is wrong with `path`'s owner and mode (`what` names it in the
-    /// sentence), or nil when only those who may read it can.
-    public static func problem(_ path: String, called what: String? = nil) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        let mode = info.st_mode & 0o777
-        if mode & 0o077 == 0 { return nil }
-        if mode & 0o037 == 0, info.st_uid == 0, groupName(info.st_gid) == SystemService.group { return nil }
-        return "\(what ?? path) may be read by other users (mode \(String(mode, radix: 8))); fix it with: chmod 600 \(path) "
-            + "(or, for the system service: chown root:\(SystemService.group) \(path) && chmod 640 \(path))"
-    }
-
-    private static func groupName(_ gid: gid_t) -> String? {
-        var group = group()
-        var result: UnsafeMutablePointer<group>?
-        var buffer = [CChar](repeating: 0, count: 4096)
-        guard getgrgid_r(gid, &group, &buffer, buffer.count, &result) == 0, result != nil, let name = group.gr_name else { return nil }
-        return String(cString: name)
-    }
 }

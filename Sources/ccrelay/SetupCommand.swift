@@ -56,6 +56,13 @@ enum SetupCommand {
           --config PATH        write this file instead of $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
           -h, --help           show this help
 
+        With ccrelay --system (as root) it sets up the system service instead, for a
+        machine without a desktop: /etc/ccrelay/ccrelay.conf (--system=NAME:
+        NAME.conf), the certificate and key copied beside it, a password in a file
+        there (no keyring) — all root:ccrelay, mode 0640, so that the service reads
+        them and nobody else does; it asks for an ntfy topic to forward alerts to,
+        then enables and starts the unit and prints the command that shows its state.
+
         Exit status: 0 when the login worked and the configuration is written,
         1 when it did not (nothing is written), 2 on a usage error.
         """)
@@ -71,7 +78,14 @@ enum SetupCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("setup", fill(localize("unexpected argument '%s'"), parsed.positionals[0])) }
         if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", localize("--password-stdin goes with --user")) }
-        let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
+        // The system service (ccrelay --system setup, as root): /etc/ccrelay, the group ccrelay.
+        var serviceGroup: gid_t?
+        if CLI.systemService {
+            guard let group = SystemSetup.serviceGroup() else { return ExitStatus.failure }
+            serviceGroup = group
+        }
+        let path = parsed.values["config"]
+            ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
         if access(path, F_OK) == 0 && !parsed.has("force") && !parsed.has("edit") {
             Output.error(fill(localize("setup: %s exists; to change it: ccrelay setup --edit (its answers are the defaults then)"), path))
             return ExitStatus.failure
@@ -122,6 +136,9 @@ enum SetupCommand {
             }
         }
         let bundle = certificate.map { Configuration.isPKCS12Bundle($0) } ?? false
+        if bundle && serviceGroup != nil {
+            return fileRefused(localize("the system service takes a PKCS#12 bundle's password as the systemd credential p12-password, which setup does not write; give it a PEM certificate and key (openssl pkcs12 -in FILE.p12 -nodes -out student.pem)"))
+        }
         // A PKCS#12 bundle holds its key; its password (empty for none) goes to the keyring.
         if certificate != nil && !bundle {
             switch answer("key", localize("Its private key (PEM file)"), required: true, file: true) {
@@ -146,9 +163,20 @@ enum SetupCommand {
         case .refused(let problem): return fileRefused(problem)
         case .none: break
         }
-        // Certificate files from elsewhere (a download) may move in beside the configuration, readable only by you.
-        if asking {
-            let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if let serviceGroup {
+            // The service cannot read a home: its certificate files live beside its configuration.
+            guard SystemSetup.makeFolder(folder, group: serviceGroup) else { return ExitStatus.failure }
+            for file in [certificate, key, caFile].compactMap({ $0 }) {
+                if let problem = fileProblem(absolute(file)) { return fileRefused("\(file): \(problem)") }
+            }
+            func placed(_ file: String?) -> String?? { file.map { SystemSetup.place(absolute($0), in: folder, group: serviceGroup) } ?? .some(nil) }
+            guard let placedCertificate = placed(certificate), let placedKey = placed(key), let placedCA = placed(caFile) else { return ExitStatus.failure }
+            certificate = placedCertificate
+            key = placedKey
+            caFile = placedCA
+        } else if asking {
+            // Certificate files from elsewhere (a download) may move in beside the configuration, readable only by you.
             certificate = certificate.map { offerCopy($0, into: folder) }
             key = key.map { offerCopy($0, into: folder) }
         }
@@ -167,30 +195,41 @@ enum SetupCommand {
             guard password != nil else { return ExitStatus.failure }
         }
 
+        // A box without a desktop hears of a logout only through forwarding: ask for a target.
+        var relay = RelayTarget.Service.allCases.compactMap { service in parsed.values[service.rawValue].map { (service.rawValue, $0) } }
+        if serviceGroup != nil && asking && relay.isEmpty && current["relay"] == nil {
+            Output.prompt(localize("Forward alerts to an ntfy topic (https://ntfy.sh/YOUR-TOPIC; empty: the system log only)") + ": ")
+            let typed = (readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }
+            if !typed.isEmpty { relay.append(("ntfy", typed)) }
+        }
         // Every value is checked before it is written: a line break in one would start new keys.
         var given: [(what: String, value: String)] = [("--server", server)]
         for (option, value) in [("--ca-file", caFile), ("--certificate", certificate), ("--key", key), ("--user", user)] {
             if let value { given.append((option, option == "--user" ? value : absolute(value))) }
         }
-        for option in ["pinned-key", "interface"] + RelayTarget.Service.allCases.map(\.rawValue) {
+        for option in ["pinned-key", "interface"] {
             if let value = parsed.values[option] { given.append(("--" + option, value)) }
         }
+        given += relay.map { ("--" + $0.0, $0.1) }
         for (what, value) in given {
             if let problem = ConfigurationEditor.problem(with: value) {
                 return usageError("setup", "\(what) \(problem)")
             }
         }
-        let text = configurationText(
-            path, current: current, server: server, caFile: caFile.map(absolute), pin: parsed.values["pinned-key"],
-            interface: parsed.values["interface"], certificate: certificate.map(absolute), key: key.map(absolute),
-            bundle: bundle, user: user, relay: RelayTarget.Service.allCases.compactMap { service in
-                parsed.values[service.rawValue].map { (service.rawValue, $0) }
-            })
+        // The system service has no keyring: its password goes to a file beside the configuration.
+        let passwordFile = serviceGroup != nil && user != nil ? folder + "/\(CLI.instance ?? "campus")-password" : nil
+        func configurationText(passwordFile: String?) -> String {
+            Self.configurationText(
+                path, current: current, server: server, caFile: caFile.map(absolute), pin: parsed.values["pinned-key"],
+                interface: parsed.values["interface"], certificate: certificate.map(absolute), key: key.map(absolute),
+                bundle: bundle, user: user, passwordFile: passwordFile, relay: relay)
+        }
+        // The trial takes the password on standard input; the file names the password file once it is written.
+        let text = configurationText(passwordFile: nil)
         let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.relayTargets.isEmpty ?? true)
 
         // The answers are tried from a private file next to the real one, which is written only after a login.
-        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if let (made, reason) = makeFolders(folder) {
+        if serviceGroup == nil, let (made, reason) = makeFolders(folder) {
             Output.error(fill(localize("setup: cannot create %s: %s"), made, reason))
             return ExitStatus.failure
         }
@@ -205,6 +244,17 @@ enum SetupCommand {
         guard tryLogin(trial, bundlePassword: bundlePassword, password: password) else {
             Output.error(localize("setup: nothing was written; fix the answers above and run ccrelay setup again"))
             return ExitStatus.failure
+        }
+        if let serviceGroup {
+            // The password file first, then the configuration that names it (root:ccrelay 0640 both).
+            if let passwordFile, let password, !SystemSetup.write(Array((password + "\n").utf8), to: passwordFile, group: serviceGroup) {
+                return ExitStatus.failure
+            }
+            guard SystemSetup.write(Array(configurationText(passwordFile: passwordFile).utf8), to: path, group: serviceGroup) else { return ExitStatus.failure }
+            Output.out(fill(localize("Wrote %s."), path))
+            if forwards { testForwarding(path) }
+            SystemSetup.finish(instance: CLI.instance, start: !parsed.has("no-autostart"))
+            return ExitStatus.ok
         }
         // The passwords go to the keyring before the file appears: a daemon
         // waiting for the configuration starts the moment it does, and asks the keyring then.
@@ -302,6 +352,8 @@ enum SetupCommand {
         answers["pinned-key"] = configuration.pinnedKey
         answers["interface"] = configuration.interface
         answers["user"] = configuration.user
+        // Not a question's default: whether alerts are forwarded already (setup --system asks for a target only if not).
+        answers["relay"] = configuration.relayTargets.first?.displayName
         return answers
     }
 
@@ -311,7 +363,7 @@ enum SetupCommand {
     /// equal to the current one is left as written (`~/…` stays `~/…`).
     private static func configurationText(
         _ path: String, current: [String: String], server: String, caFile: String?, pin: String?, interface: String?,
-        certificate: String?, key: String?, bundle: Bool, user: String?, relay: [(String, String)]
+        certificate: String?, key: String?, bundle: Bool, user: String?, passwordFile: String? = nil, relay: [(String, String)]
     ) -> String {
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; see ccrelay(1).\n" : existing)
@@ -327,6 +379,7 @@ enum SetupCommand {
         // A PKCS#12 bundle holds its key: a key line left from a PEM pair would be refused.
         if bundle { editor.remove("auth", "key") } else { update("auth", "key", key) }
         update("auth", "user", user)
+        update("auth", "password-file", passwordFile)
         for (service, url) in relay { editor.add("relay", service, url) }
         return editor.text
     }

@@ -69,11 +69,18 @@ import Testing
         let reader = "ccrt-r-\(UUID().uuidString.prefix(6).lowercased())"
         let member = "ccrt-m-\(UUID().uuidString.prefix(6).lowercased())"
         private var madeGroup = false
+        private var madeServiceUser = false
 
-        init() throws {
+        /// With `serviceUser`, also the user `ccrelay` the package makes, when this machine has none.
+        init(serviceUser: Bool = false) throws {
             if try run("/usr/bin/getent", ["group", "ccrelay"]).status != 0 {
                 guard try run("/usr/sbin/groupadd", ["--system", "ccrelay"]).status == 0 else { throw TestSetupError("groupadd ccrelay failed") }
                 madeGroup = true
+            }
+            if serviceUser, try run("/usr/bin/getent", ["passwd", "ccrelay"]).status != 0 {
+                let made = try run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "-g", "ccrelay", "ccrelay"])
+                guard made.status == 0 else { throw TestSetupError("useradd ccrelay: \(made.standardError)") }
+                madeServiceUser = true
             }
             for (user, groups) in [(reader, [String]()), (member, ["-G", "ccrelay"])] {
                 let made = try run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"] + groups + [user])
@@ -82,7 +89,7 @@ import Testing
         }
 
         deinit {
-            for user in [reader, member] { _ = try? run("/usr/sbin/userdel", [user]) }
+            for user in [reader, member] + (madeServiceUser ? ["ccrelay"] : []) { _ = try? run("/usr/sbin/userdel", [user]) }
             if madeGroup { _ = try? run("/usr/sbin/groupdel", ["ccrelay"]) }
         }
     }
@@ -154,6 +161,51 @@ import Testing
         #expect(try main.state() == "online" && dorm.state() == "online", "the others carry on")
         #expect(FileManager.default.fileExists(atPath: lab.folder + "/state/alerts.db"))
         #expect(try run(DaemonRig.ccrelay, ["--system=2lab", "status"]).status == 2, "not an instance name")
+    }
+
+    /// `ccrelay --system setup` as root: files the service user can read and
+    /// nobody else, the password in a file, and the service, run as the user
+    /// `ccrelay`, gets online with them.
+    @Test(.enabled(if: getuid() == 0, "needs root: setup --system is for root, and the service runs as the user ccrelay"))
+    func setupForTheSystemServiceWritesWhatOnlyTheServiceCanRead() async throws {
+        let users = try TestUsers(serviceUser: true)
+        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
+        let sim = try CCSimProcess(["--interval", "2", "--timeout", "8", "--user", "student:s3cret"])
+        let service = try Service(bus: bus)
+        // systemd makes these; here the configuration folder is setup's to make.
+        try FileManager.default.removeItem(atPath: service.folder + "/etc")
+        chown(service.folder + "/state", getpwnam("ccrelay").pointee.pw_uid, getgrnam("ccrelay").pointee.gr_gid)
+        chmod(service.folder, 0o755)
+        let pki = TestPKI.shared
+        let setup = try run(DaemonRig.ccrelay, ["--system", "setup", "--server", sim.url, "--certificate", pki.clientCertificate, "--key", pki.clientKey,
+                                                "--ca-file", pki.caCertificate, "--user", "student", "--password-stdin", "--no-autostart", "--yes"],
+                            environment: service.environment, input: "s3cret\n")
+        #expect(setup.status == 0, "\(setup.standardOutput)\(setup.standardError)")
+        #expect(setup.standardOutput.contains("ccrelay --system status"), "the one command that shows its state: \(setup.standardOutput)")
+        let group = getgrnam("ccrelay").pointee.gr_gid
+        func owned(_ path: String) -> (mode: mode_t, owner: uid_t, group: gid_t)? {
+            var info = stat()
+            return stat(path, &info) == 0 ? (info.st_mode & 0o777, info.st_uid, info.st_gid) : nil
+        }
+        let etc = service.folder + "/etc"
+        let key = etc + "/" + (pki.clientKey as NSString).lastPathComponent
+        for path in [service.configPath, etc + "/campus-password", etc + "/" + (pki.clientCertificate as NSString).lastPathComponent, key,
+                     etc + "/" + (pki.caCertificate as NSString).lastPathComponent] {
+            let info = owned(path)
+            #expect(info?.mode == 0o640 && info?.owner == 0 && info?.group == group, "\(path): \(String(describing: info))")
+        }
+        #expect(owned(etc)?.mode == 0o750 && owned(etc)?.group == group)
+        let config = try String(contentsOfFile: service.configPath, encoding: .utf8)
+        #expect(config.contains("password-file = \(etc)/campus-password") && config.contains("key = \(key)") && !config.contains("s3cret"))
+        #expect(!setup.standardOutput.contains("s3cret") && !setup.standardError.contains("s3cret"))
+
+        // The service, as its own user, reads them and gets online; a user outside the group cannot read them.
+        let daemon = try ChildProcess("/usr/sbin/runuser", ["-u", "ccrelay", "--", "/usr/bin/env"] + service.environment.map { "\($0)=\($1)" }
+                                          + [DaemonRig.ccrelay, "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
+        defer { daemon.stop() }
+        #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
+        let peek = try run("/usr/sbin/runuser", ["-u", users.reader, "--", "/bin/cat", key])
+        #expect(peek.status != 0, "nobody else reads the key")
     }
 
     @Test func aPasswordComesFromTheCredentialsSystemdPassesAndAReadablePasswordFileIsRefused() async throws {
