@@ -13,6 +13,8 @@ public final class ResponseBuffer {
     public var headComplete = false
     /// `Retry-After`, as sent (at most 64 characters).
     public var retryAfter: String?
+    /// The answer's `Content-Length`, when it gave one (a 204 that claims a body is no 204).
+    public var contentLength: Int?
     /// The head's size so far, across every interim head.
     public var headBytes = 0
     /// The most a head may take before the transfer is stopped.
@@ -29,8 +31,12 @@ public final class ResponseBuffer {
             status = words.count > 1 ? Int(words[1].prefix(3)) ?? 0 : 0
             headComplete = false
             retryAfter = nil
+            contentLength = nil
         } else if line == "\r\n" || line == "\n" {
             if status >= 200 { headComplete = true }
+        } else if line.prefix(15).lowercased() == "content-length:" {
+            let digits = line.unicodeScalars.dropFirst(15).filter { ("0"..."9").contains($0) }.prefix(12)
+            contentLength = Int(String(String.UnicodeScalarView(digits)))
         } else if line.prefix(12).lowercased() == "retry-after:" {
             let value = line.unicodeScalars.dropFirst(12).drop { $0 == " " || $0 == "\t" }.prefix { $0 != "\r" && $0 != "\n" }
             retryAfter = String(String(String.UnicodeScalarView(value)).prefix(64))

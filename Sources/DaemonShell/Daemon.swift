@@ -27,6 +27,8 @@ public final class Daemon {
     private let configurationPath: String
     let version: String
     private let client: (any CCTransport)?
+    /// Checks whether traffic gets out (`[probe]`), when the core asks.
+    private let outsideProbe: (any OutsideProbing)?
     /// A system service: no keyring, no desktop session to end with.
     private let isSystemService: Bool
     private let desktop: any DesktopFace
@@ -77,6 +79,9 @@ public final class Daemon {
             relayTransport: { [loop] target in
                 RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },
+            outsideProbe: reading.usable.map { configuration in
+                OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: "ccrelay/\(version)", loop: loop)
+            },
             storePath: system ? SystemService.storePath(instance: instance) : AlertStore.defaultPath(), log: log)
     }
 
@@ -87,7 +92,7 @@ public final class Daemon {
          transport: (any CCTransport)?, desktop: any DesktopFace, isSystemService: Bool = false,
          systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
-         storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
+         outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
         self.isSystemService = isSystemService
         self.loop = loop
@@ -95,6 +100,7 @@ public final class Daemon {
         self.version = version
         self.log = log
         client = transport
+        self.outsideProbe = outsideProbe
         self.desktop = desktop
         makeSystemWatch = systemWatch
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
@@ -315,6 +321,9 @@ public final class Daemon {
         case .notifySystemd(let state): process.notify(state)
         case .releaseSleepLock: systemWatch?.releaseSleepLock()
         case .flushForwarding: forwarder?.flush()
+        case .checkOutside:
+            guard let outsideProbe else { return }
+            outsideProbe.check { [weak self] report in self?.handle(.outsideChecked(report)) }
         case .startLocationSource:
             locationSource = makeLocationSource()
             locationSource?.start()

@@ -1,4 +1,5 @@
 import DesktopServices
+import EventLoop
 import CCRelayCore
 
 extension DaemonStatus {
@@ -11,6 +12,13 @@ extension DaemonStatus {
             nextAttempt: snapshot.secondsToNextAttempt(at: now), interval: UInt32(clamping: snapshot.interval.components.seconds),
             timeout: UInt32(clamping: snapshot.timeout.components.seconds), location: snapshot.location, version: version,
             relays: snapshot.forwarding)
+        outside = snapshot.outside.rawValue
+        outside6 = snapshot.outside6.rawValue
+        // When it was checked, on the wall clock: that long before now.
+        outsideChecked = snapshot.outsideCheckedAt.map { checked in
+            let age = now - checked
+            return WallClock.now() - (Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
+        }
     }
 }
 
@@ -30,5 +38,6 @@ struct SnapshotChange: Equatable {
         if old?.badge.count != new.badge.count { properties.append(.badge) }
         badge = old?.badge != new.badge
         tray = badge || !properties.isEmpty || old?.ip != new.ip || old?.problem != new.problem || old?.recent != new.recent
+            || old?.outside != new.outside || old?.outside6 != new.outside6
     }
 }

@@ -44,6 +44,11 @@ public struct DaemonStatus: Sendable, Hashable {
     /// `off` (not used), `waiting`, `ok`, or the problem: `denied`, `disabled`,
     /// `unavailable`, `too-coarse`, `stopped`.
     public var location: String
+    /// Whether traffic gets out, IPv4 and IPv6 apart (`ok`, `portal`, `limited`, `unknown`, `off`),
+    /// and when that was found (seconds since the epoch; nil: not checked).
+    public var outside: String = "off"
+    public var outside6: String = "off"
+    public var outsideChecked: Double?
     public var version: String
     /// Each `[relay]` target's queue and last delivery (none when forwarding is off).
     public var relays: [ForwardingSummary]
@@ -77,6 +82,9 @@ public struct DaemonStatus: Sendable, Hashable {
         ]
         if let remaining { entries["remaining"] = Variant(remaining) }
         if let nextAttempt { entries["next_attempt"] = Variant(nextAttempt) }
+        entries["outside"] = Variant(outside)
+        entries["outside6"] = Variant(outside6)
+        if let outsideChecked { entries["outside_checked"] = Variant(outsideChecked) }
         if !relays.isEmpty { entries["relay"] = Variant(relays.map(\.dictionary)) }
         return entries
     }
@@ -95,6 +103,9 @@ public struct DaemonStatus: Sendable, Hashable {
         interval = dictionary["interval"]?.get(UInt32.self) ?? 0
         timeout = dictionary["timeout"]?.get(UInt32.self) ?? 0
         location = dictionary["location"]?.get(String.self) ?? "off"
+        outside = String((dictionary["outside"]?.get(String.self) ?? "unknown").prefix(16))
+        outside6 = String((dictionary["outside6"]?.get(String.self) ?? "unknown").prefix(16))
+        outsideChecked = dictionary["outside_checked"]?.get(Double.self)
         version = dictionary["version"]?.get(String.self) ?? ""
         relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(ForwardingSummary.init(dictionary:))
     }

@@ -3,6 +3,7 @@ import DBusAsync
 import FoundationEssentials
 import CCRelayCore
 import DesktopServices
+import EventLoop
 
 /// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
 enum StatusCommand {
@@ -55,6 +56,23 @@ enum StatusCommand {
         }
     }
 
+    /// Whether traffic gets out, IPv4 then IPv6, and how long ago that was found.
+    static func describeOutside(_ status: DaemonStatus) -> String {
+        func word(_ verdict: String) -> String {
+            switch verdict {
+            case "ok": Style.green(localize("ok"))
+            case "portal": Style.red(localize("a login page (portal) answers"))
+            case "limited": Style.yellow(localize("limited"))
+            default: localize("not checked yet")
+            }
+        }
+        var text = "IPv4 " + word(status.outside) + ", IPv6 " + word(status.outside6)
+        if let checked = status.outsideChecked {
+            text += " (" + fill(localize("checked %s ago"), duration(max(0, Int64(WallClock.now() - checked)))) + ")"
+        }
+        return text
+    }
+
     /// The human form: a headline and aligned details.
     static func describe(_ status: DaemonStatus) -> String {
         var lines = ["ccrelay \(Output.printable(status.version)): " + Style.bold(paintState(status.state))]
@@ -69,6 +87,9 @@ enum StatusCommand {
         let unread = fill(localize("unread alerts: %s"), "\(status.badge)")
         row(localize("badge"), status.urgent ? unread + " " + Style.red(localize("(critical)")) : unread)
         if status.location != "off" { row(localize("location"), describeLocation(status.location)) }
+        if status.outside != "off" && status.state == DaemonState.online.rawValue {
+            row(localize("outside"), describeOutside(status))
+        }
         if !status.lastError.isEmpty {
             row(localize("last error"), Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
         }
@@ -170,7 +191,7 @@ struct StatusJSON: Encodable {
 
     enum Keys: String, CodingKey {
         case state, badge, urgent, remaining, ip, server, lastError = "last_error", lastErrorCode = "last_error_code"
-        case nextAttempt = "next_attempt", interval, timeout, location, version, relay
+        case nextAttempt = "next_attempt", interval, timeout, location, outside, outside6, outsideChecked = "outside_checked", version, relay
     }
 
     /// One `relay` element.
@@ -200,6 +221,9 @@ struct StatusJSON: Encodable {
         try container.encode(status.interval, forKey: .interval)
         try container.encode(status.timeout, forKey: .timeout)
         try container.encode(status.location, forKey: .location)
+        try container.encode(status.outside, forKey: .outside)
+        try container.encode(status.outside6, forKey: .outside6)
+        try container.encode(status.outsideChecked.map(TimeText.iso8601), forKey: .outsideChecked)
         try container.encode(status.version, forKey: .version)
         try container.encode(status.relays.map(RelayJSON.init), forKey: .relay)
     }
@@ -212,7 +236,7 @@ struct StatusChangeFilter {
     private var last: [String]?
 
     mutating func isNew(_ status: DaemonStatus) -> Bool {
-        let key = [status.state, "\(status.badge)", "\(status.urgent)", status.ip, status.lastError, status.location]
+        let key = [status.state, "\(status.badge)", "\(status.urgent)", status.ip, status.lastError, status.location, status.outside, status.outside6]
         defer { last = key }
         return key != last
     }

@@ -19,12 +19,16 @@ import Testing
             .backOnline: ("network.connected", .low, 0),
             .relayRefused: ("x-ccrelay.relay", .normal, 1),
             .notSetUp: ("x-ccrelay.auth", .critical, 1),
+            .noOutsideAccess: ("network.error", .normal, 1),
             .status: ("x-ccrelay.status", .low, 0),
         ]
         #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)
         for subject in AlertCatalogue.examples {
             let alert = AlertCatalogue.alert(for: subject, localize: Self.english)
-            let (category, urgency, badge) = expected[alert.kind]!
+            guard let (category, urgency, badge) = expected[alert.kind] else {
+                Issue.record("\(alert.kind) has no expected category, urgency and badge")
+                continue
+            }
             #expect(alert.kind.category == category, "\(alert.kind)")
             #expect(alert.urgency == urgency, "\(alert.kind)")
             #expect(alert.kind.badgeIncrement == badge, "\(alert.kind)")

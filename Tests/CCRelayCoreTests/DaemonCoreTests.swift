@@ -368,6 +368,31 @@ struct CoreRig {
         #expect(rig.count(.end) == 1)
     }
 
+    /// issue 25: the outside check rides on the session — at the login, after
+    /// a recovery, never per keep-alive — and its verdict is published.
+    @Test func outsideAccessIsCheckedAtTheLoginAndAfterARecoveryButNotPerKeepAlive() {
+        var rig = CoreRig()
+        rig.start()
+        #expect(rig.count(.checkOutside) == 0, "not before the session is online")
+        rig.loggedIn()
+        #expect(rig.count(.checkOutside) == 1)
+        rig.send(.outsideChecked(OutsideReport(ipv4: FamilyCheck(verdict: .portal, answers: []), ipv6: FamilyCheck(verdict: .limited, answers: []))))
+        #expect(rig.publications.last?.outside == .portal && rig.publications.last?.outside6 == .limited)
+        #expect(rig.core.state == .online, "a portal never ends the session")
+        // Keep-alives for half an hour: the confirmation a minute later, one fallback 20 minutes
+        // after it, nothing per keep-alive.
+        for _ in 0..<30 {
+            rig.advance(.seconds(60))
+            rig.send(.keepAliveAnswered(KeepAliveResult(
+                problem: nil, droppedNotices: 0, locationRejected: false, answer: .accepted(interval: nil, timeout: nil, notices: []))))
+            if rig.effects.last(where: { $0 == .checkOutside }) != nil, rig.timers[.outsideCheck] == nil {
+                rig.send(.outsideChecked(OutsideReport(ipv4: FamilyCheck(verdict: .ok, answers: []), ipv6: FamilyCheck(verdict: .limited, answers: []))))
+            }
+        }
+        #expect(rig.count(.checkOutside) == 3, "the login's, its confirmation and one fallback for 30 keep-alives: \(rig.count(.checkOutside))")
+        #expect(rig.publications.last?.outside == .ok)
+    }
+
     /// A thousand simulated hours of a server that fails at random, sleeps,
     /// network changes and user commands, through the composed core: a
     /// request is always planned or under way while the user wants to be

@@ -22,6 +22,19 @@ import Testing
         }
     }
 
+    /// issue 25: online is the server's word; the tooltip says when traffic does not get out.
+    @Test func theTooltipSaysWhenOnlineHasNoWayOut() {
+        var portal = facts(.online)
+        portal.outside = .portal
+        #expect(TrayModel.look(portal, localize: .english).tooltipBody.contains("No outside access: a login page (portal) answers"))
+        var fine = facts(.online)
+        fine.outside = .ok
+        #expect(!TrayModel.look(fine, localize: .english).tooltipBody.contains("No outside access"))
+        var failing = facts(.failing)
+        failing.outside = .limited
+        #expect(!TrayModel.look(failing, localize: .english).tooltipBody.contains("No outside access"), "only said while online")
+    }
+
     @Test func anUnreadCriticalAlertNeedsAttentionInAnyState() {
         #expect(TrayModel.look(facts(.online, unread: 1, urgent: true), localize: .english).status == "NeedsAttention")
         #expect(TrayModel.look(facts(.loggedOut, unread: 2, urgent: true), localize: .english).status == "NeedsAttention")

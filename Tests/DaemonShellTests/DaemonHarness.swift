@@ -19,6 +19,8 @@ final class DaemonHarness {
     let system = FakeSystemWatch()
     /// Every `[relay]` target of the configuration, answered by hand.
     let relay = ScriptedRelay()
+    /// The outside-access probe, answered by hand.
+    let probe = ScriptedProbe()
     let folder: String
     let daemon: Daemon
 
@@ -44,7 +46,7 @@ final class DaemonHarness {
             transport: server, desktop: desktop, systemWatch: { [system] onEvent in
                 system.onEvent = onEvent
                 return system
-            }, relayTransport: { [relay] target in relay.lane(for: target) }, storePath: folder + "/alerts.db",
+            }, relayTransport: { [relay] target in relay.lane(for: target) }, outsideProbe: probe, storePath: folder + "/alerts.db",
             process: ProcessHooks(
                 notify: { [processLog] in processLog.notifications.append($0) }, watchdogPeriod: watchdog,
                 sleptSinceBoot: { [processLog] in processLog.slept }, restart: { [processLog] _ in processLog.restarts += 1 },
@@ -176,6 +178,25 @@ final class ScriptedRelay {
     }
 
     subscript(_ service: RelayTarget.Service) -> Lane { lanes.first { $0.target.service == service }! }
+}
+
+/// The outside-access probe as the test answers it: each check waits until answered.
+final class ScriptedProbe: OutsideProbing {
+    private var waiting: [(OutsideReport) -> Void] = []
+    private(set) var checks = 0
+    var pending: Int { waiting.count }
+
+    func check(completion: @escaping (OutsideReport) -> Void) {
+        checks += 1
+        waiting.append(completion)
+    }
+
+    /// Answers the oldest check: `v4` for IPv4, IPv6 limited.
+    func answer(_ v4: OutsideVerdict) {
+        guard !waiting.isEmpty else { return }
+        waiting.removeFirst()(OutsideReport(
+            ipv4: FamilyCheck(verdict: v4, answers: ["probe.test: \(v4)"]), ipv6: FamilyCheck(verdict: .limited, answers: ["probe.test: dns"])))
+    }
 }
 
 /// logind and NetworkManager as the test says.

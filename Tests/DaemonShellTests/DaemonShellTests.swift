@@ -80,6 +80,38 @@ import TestSupport
         #expect(rig.daemon.publications == before + 1, "reading is not a change")
     }
 
+    /// issue 25: a granted session whose traffic meets a portal stays online, and says so once.
+    @Test func aPortalTwiceInARowIsOneAlertAndNeverALogout() throws {
+        let rig = try DaemonHarness()
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.runPending()
+        #expect(rig.probe.checks == 1, "checked at the login")
+        rig.probe.answer(.portal)
+        rig.loop.runPending()
+        #expect(rig.daemon.status().outside == "portal" && rig.daemon.status().state == "online")
+        #expect(!rig.desktop.posted.contains { $0.kind == .noOutsideAccess }, "one failed check is not an alert yet")
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(ScriptedServer.accepted())
+        #expect(rig.probe.checks == 2, "confirmed a minute later")
+        rig.probe.answer(.portal)
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.filter { $0.kind == .noOutsideAccess }.count == 1)
+        #expect(rig.desktop.posted.last { $0.kind == .noOutsideAccess }?.body.contains("log in there") == true)
+        #expect(try rig.store().alerts(limit: 10).filter { $0.kind == .noOutsideAccess }.count == 1)
+        #expect(rig.daemon.status().state == "online" && rig.server.requests.filter { if case .login = $0 { true } else { false } }.count == 1,
+                "no logout, no relogin")
+        // Keep-alives for 20 minutes: no check per keep-alive; then the fallback finds the way out.
+        for _ in 0..<20 {
+            rig.loop.advance(by: .seconds(60))
+            rig.server.answer(ScriptedServer.accepted())
+        }
+        #expect(rig.probe.checks == 3, "only the fallback's: \(rig.probe.checks)")
+        rig.probe.answer(.ok)
+        rig.loop.runPending()
+        #expect(rig.desktop.closed.contains(.noOutsideAccess))
+        #expect(rig.daemon.status().outside == "ok")
+    }
+
     @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
         let rig = try DaemonHarness()
         let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }

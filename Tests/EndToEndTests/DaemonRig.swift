@@ -41,6 +41,9 @@ final class DaemonRig: Sendable {
             [auth]
             \(useCertificate ? "certificate = \(certificate?.0 ?? pki.clientCertificate)" : "")
             \(useCertificate ? "key = \(certificate?.1 ?? pki.clientKey)" : "")
+            [probe]
+            ; Off unless a test turns it on: no test asks the internet (a later mode = auto wins).
+            mode = off
             [keepalive]
             warn-before = 6
             \(extraConfig)

@@ -5,7 +5,9 @@ import Testing
 /// Network changes without NetworkManager (issue 24): the system service in
 /// a network namespace of the test's own (`TestNetwork`), no NetworkManager
 /// on its private system bus, its link and routes changed with iproute2.
-@Suite(.serialized, .desktopBudget) struct RouteWatchTests {
+/// In `NetworkFaultTests`' suite, which runs one test at a time: the test
+/// network's names and addresses are one per process.
+extension NetworkFaultTests {
     @Test func theLinkAndTheRoutesAreFollowedThroughNetlink() async throws {
         let network = try TestNetwork()
         let pki = TestPKI.shared
@@ -21,6 +23,8 @@ import Testing
             url = \(network.url)
             ca-file = \(pki.caCertificate)
             interface = \(network.clientInterface)
+            [probe]
+            mode = off
             [auth]
             certificate = \(pki.clientCertificate)
             key = \(pki.clientKey)

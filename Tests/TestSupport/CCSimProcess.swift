@@ -61,13 +61,15 @@ public final class CCSimProcess: Sendable {
 
 extension CCSimProcess {
     /// A configuration for this simulator over mutual TLS with the test PKI's
-    /// client certificate, then `extra` lines.
+    /// client certificate, no outside-access probe (no test asks the internet), then `extra` lines.
     public func configuration(extra: String = "") -> String {
         let pki = TestPKI.shared
         return """
             [server]
             url = \(url)
             ca-file = \(pki.caCertificate)
+            [probe]
+            mode = off
             [auth]
             certificate = \(pki.clientCertificate)
             key = \(pki.clientKey)

@@ -5,7 +5,9 @@ import Foundation
 /// socat forwards port 8443 to a ccsim on that namespace's loopback) and
 /// the client side (10.231.0.2, interface `clientInterface`, where the
 /// daemon runs, resolving `ccsim.test` through its own /etc/netns hosts
-/// file). Nothing leaves the machine. Removed when released.
+/// file). Nothing leaves the machine. Removed when released. One at a time
+/// in a process (its names and addresses are fixed): the tests that use it
+/// are in one serialized suite.
 public final class TestNetwork: Sendable {
     public let server: String
     public let client: String

@@ -15,6 +15,8 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case relayRefused = "relay-refused"
     /// A configuration file exists but cannot be used (it names file:line and the fix).
     case notSetUp = "not-set-up"
+    /// The session is granted, but traffic does not get out (a portal, or a limited network).
+    case noOutsideAccess = "no-outside-access"
     /// The status bubble shown when CC Relay is launched: not an alert, never journaled.
     case status = "status"
 
@@ -22,7 +24,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     public var category: String {
         switch self {
         case .loggedOut: "network.disconnected"
-        case .keepAliveFailing: "network.error"
+        case .keepAliveFailing, .noOutsideAccess: "network.error"
         case .locationDenied, .locationOff, .locationTooCoarse: "x-ccrelay.location"
         case .credentials, .notSetUp: "x-ccrelay.auth"
         case .serverUntrusted: "x-ccrelay.trust"

@@ -27,6 +27,14 @@ public struct Configuration: Sendable, Hashable {
     public var locationMode: LocationMode = .auto
     public var locationSource: LocationSource = .auto
     public var notices = true
+    /// Outside access is checked (`[probe] mode = auto`), against these plain-HTTP endpoints (`[probe] urls`).
+    public var probeEnabled = true
+    public var probeURLs: [String] = Configuration.defaultProbeURLs
+    /// Domestic `generate_204` endpoints (a probe hosted abroad says "offline" on a Chinese campus).
+    public static let defaultProbeURLs = [
+        "http://connect.rom.miui.com/generate_204", "http://connectivitycheck.platform.hicloud.com/generate_204",
+        "http://wifi.vivo.com.cn/generate_204",
+    ]
     /// Where alerts are forwarded (`[relay]`); none by default.
     public var relayTargets: [RelayTarget] = []
     /// Which alerts are forwarded (`[relay] kinds`).
@@ -171,6 +179,7 @@ public enum ConfigurationParser {
         "location": ["mode", "source"],
         "notifications": ["notices"],
         "relay": RelayTarget.Service.allCases.map(\.rawValue) + ["kinds", "ca-file"],
+        "probe": ["mode", "urls"],
     ]
 
     /// Applies one value; returns the problem with it, if any.
@@ -265,6 +274,23 @@ public enum ConfigurationParser {
             } catch {
                 return error.description
             }
+        case ("probe", "mode"):
+            switch value {
+            case "auto": c.probeEnabled = true
+            case "off": c.probeEnabled = false
+            default: return "mode must be auto or off, got '\(value)'"
+            }
+        case ("probe", "urls"):
+            let urls = value.split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+            guard (1...3).contains(urls.count) else { return "urls must be one to three URLs separated by commas" }
+            for url in urls {
+                guard url.hasPrefix("http://"), url.utf8.count <= 512, url.count > "http://".count,
+                    url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+                else {
+                    return "urls must be plain http:// addresses (a probe answers 204 without TLS), at most 512 characters, got '\(url)'"
+                }
+            }
+            c.probeURLs = urls
         case ("location", "source"):
             guard let source = Configuration.LocationSource(rawValue: value) else {
                 return "source must be auto, geoclue or portal, got '\(value)'"

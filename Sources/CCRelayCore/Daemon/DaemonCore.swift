@@ -14,6 +14,8 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     private let localizer: Localizer
     public private(set) var session: Session
     private var location: LocationTracker<Fix>
+    /// Whether traffic gets out, apart from the session (`[probe]`).
+    private var outside: OutsideAccess
 
     /// The CC/1 session's token and the address it granted.
     private var token: String?
@@ -68,6 +70,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         settings.notices = configuration.notices
         session = Session(settings: settings, noticesSeen: noticesSeen)
         location = LocationTracker(mode: configuration.locationMode)
+        outside = OutsideAccess(enabled: reading.usable?.probeEnabled ?? false)
         watched = [path] + reading.credentialFiles
     }
 
@@ -84,7 +87,8 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         return DaemonSnapshot(
             state: session.state, badge: badge, deadline: session.deadline, nextAttempt: session.nextAttemptDue, ip: ip,
             server: configuration.serverURL, problem: problem, interval: session.interval, timeout: session.timeout,
-            location: location.status, forwarding: forwarding, recent: recent)
+            location: location.status, outside: outside.ipv4, outside6: outside.ipv6, outsideCheckedAt: outside.checkedAt,
+            forwarding: forwarding, recent: recent)
     }
 
     /// Handles one event at `now` and returns what to do, in order.
@@ -131,6 +135,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         case .certificateInspected(let seconds):
             if let warning = DaemonRules.expiryWarning(secondsUntilExpiry: seconds) { post([warning], now, &effects) }
         case .location(let report): apply(location.reported(report, at: now), now, &effects)
+        case .outsideChecked(let report): apply(outside.checked(report, at: now), now, &effects)
         case .locationSourceLost:
             guard configuration != nil else { break }
             location.sourceStopped()
@@ -217,7 +222,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         effects.append(.notifySystemd("STOPPING=1"))
         stopping = true
         guard configuration != nil else { return }
-        effects += [.cancel(.session), .stopLocationSource]
+        effects += [.cancel(.session), .cancel(.outsideCheck), .stopLocationSource]
         location.sourceStopped()
         // Of what the session wants now, only its logout goes out.
         applySession(DaemonRules.whenStopping(session.handle(.stop, at: now)), now, &effects)
@@ -245,6 +250,8 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         case .programQuiet:
             upgradeWaiting = true
             restartForTheUpgradeIfQuiet(now, &effects)
+        case .outsideCheck:
+            apply(outside.timerFired(at: now), now, &effects)
         }
     }
 
@@ -368,7 +375,21 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
                 effects += [.log("state: \(state.rawValue)"), .notifySystemd("STATUS=\(state.rawValue)")]
                 // The campus session is back: what waited (a logout alert to an internet target) goes out now.
                 if state == .online { effects.append(.flushForwarding) }
+                // Each way into `online` (a login, a recovery, a resume, a network change) checks the way out.
+                apply(outside.sessionChanged(online: state == .online, at: now), now, &effects)
             case .readyToSleep: effects.append(.releaseSleepLock)
+            }
+        }
+    }
+
+    private mutating func apply(_ outsideEffects: [OutsideEffect], _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+        for effect in outsideEffects {
+            switch effect {
+            case .check: effects.append(.checkOutside)
+            case .arm(let instant): effects.append(.arm(.outsideCheck, at: instant))
+            case .cancelTimer: effects.append(.cancel(.outsideCheck))
+            case .post(let subject): post([subject], now, &effects)
+            case .close(let kind): effects.append(.close(kind))
             }
         }
     }

@@ -31,6 +31,8 @@ public enum DaemonEffect<Fix: Sendable & Hashable>: Sendable, Hashable {
     case releaseSleepLock
     /// Forwarding targets that failed try at once (outside access may be back).
     case flushForwarding
+    /// Check outside access (IPv4 and IPv6); the shell answers with `.outsideChecked`.
+    case checkOutside
     case startLocationSource
     case stopLocationSource
     /// Watch these files (the configuration first); changes come back as events.

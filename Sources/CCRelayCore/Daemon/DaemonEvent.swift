@@ -25,6 +25,8 @@ public enum DaemonEvent<Fix: Sendable & Hashable>: Sendable, Hashable {
     case certificateInspected(secondsUntilExpiry: Int64)
     /// The location source reported.
     case location(LocationReport<Fix>)
+    /// An outside-access check's report.
+    case outsideChecked(OutsideReport)
     /// The location source had to go (the bus it used came back anew): start one again if needed.
     case locationSourceLost
     /// The journal after a change: the badge and the newest alerts.
@@ -107,6 +109,8 @@ public enum DaemonTimer: Sendable, Hashable, CaseIterable {
     case credentialFilesQuiet
     /// dpkg writes the new program, then renames it: a second of quiet first.
     case programQuiet
+    /// The next outside-access check (`OutsideAccess`).
+    case outsideCheck
 }
 
 /// What the shell knows when the daemon starts.

@@ -19,6 +19,10 @@ public struct DaemonSnapshot: Sendable, Hashable {
     public var timeout: Duration
     /// `off`, `waiting`, `ok`, or the location problem.
     public var location: String
+    /// Whether traffic gets out over IPv4 and IPv6, and when that was found.
+    public var outside: OutsideVerdict
+    public var outside6: OutsideVerdict
+    public var outsideCheckedAt: Instant?
     /// Each forwarding target's queue.
     public var forwarding: [ForwardingSummary]
     /// The newest journaled alerts, newest first (the tray lists them).
@@ -26,7 +30,8 @@ public struct DaemonSnapshot: Sendable, Hashable {
 
     public init(state: DaemonState, badge: BadgeState, deadline: Instant? = nil, nextAttempt: Instant? = nil, ip: String = "",
                 server: String = "", problem: ProblemReport? = nil, interval: Duration = .zero, timeout: Duration = .zero,
-                location: String = "off", forwarding: [ForwardingSummary] = [], recent: [TrayFacts.RecentAlert] = []) {
+                location: String = "off", outside: OutsideVerdict = .off, outside6: OutsideVerdict = .off,
+                outsideCheckedAt: Instant? = nil, forwarding: [ForwardingSummary] = [], recent: [TrayFacts.RecentAlert] = []) {
         self.state = state
         self.badge = badge
         self.deadline = deadline
@@ -37,6 +42,9 @@ public struct DaemonSnapshot: Sendable, Hashable {
         self.interval = interval
         self.timeout = timeout
         self.location = location
+        self.outside = outside
+        self.outside6 = outside6
+        self.outsideCheckedAt = outsideCheckedAt
         self.forwarding = forwarding
         self.recent = recent
     }
@@ -49,9 +57,12 @@ public struct DaemonSnapshot: Sendable, Hashable {
 
     /// The tray's facts at `now`.
     public func trayFacts(at now: Instant) -> TrayFacts {
-        TrayFacts(
+        var facts = TrayFacts(
             state: state, ip: ip, remaining: remaining(at: now), problem: problem?.sentence ?? "", unread: badge.count,
             urgent: badge.urgent, recent: recent)
+        // The way out: either family will do.
+        facts.outside = [outside, outside6].contains(.ok) ? .ok : [outside, outside6].contains(.portal) ? .portal : outside
+        return facts
     }
 
     /// The status bubble's facts at `now`.

@@ -12,6 +12,8 @@ public struct TrayFacts: Sendable, Hashable {
     public var urgent: Bool
     /// The newest alerts, newest first (at most `TrayModel.recentLimit` are shown).
     public var recent: [RecentAlert]
+    /// Whether traffic gets out (IPv4 or IPv6; `off` when not checked).
+    public var outside: OutsideVerdict = .off
 
     public init(state: DaemonState, ip: String, remaining: Int64?, problem: String, unread: Int, urgent: Bool, recent: [RecentAlert]) {
         self.state = state
@@ -101,6 +103,9 @@ public enum TrayModel {
             lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
         }
         if !facts.problem.isEmpty && facts.state != .online { lines.append(facts.problem) }
+        // Online is the server's word: whether traffic gets out is said apart.
+        if facts.state == .online && facts.outside == .portal { lines.append(localize("No outside access: a login page (portal) answers")) }
+        if facts.state == .online && facts.outside == .limited { lines.append(localize("No outside access: the way out is limited")) }
         if facts.unread > 0 { lines.append(localize.plural("%s unread alert", "%s unread alerts", count: facts.unread)) }
         return TrayLook(
             // The state in the title too: LXQt's tooltip shows only the title.
