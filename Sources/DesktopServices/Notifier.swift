@@ -24,8 +24,8 @@ import CCRelayCore
 /// the connection's loop; every public method must be called there.
 public final class Notifier: @unchecked Sendable {
     public static let busName = "org.freedesktop.Notifications"
-    static let path: ObjectPath = "/org/freedesktop/Notifications"
-    static let interface = "org.freedesktop.Notifications"
+    public static let path: ObjectPath = "/org/freedesktop/Notifications"
+    public static let interface = "org.freedesktop.Notifications"
 
     /// What the server says about itself.
     public struct ServerInfo: Sendable, Hashable {

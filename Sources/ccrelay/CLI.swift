@@ -26,7 +26,7 @@ enum CLI {
     static let subcommands: [Subcommand] = [
         DaemonCommand.command, SetupCommand.command, StatusCommand.command, ShowCommand.command, BadgeCommand.command, HistoryCommand.command,
         LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command, RelayCommand.command,
-        CompletionsCommand.command, DemoCommand.command,
+        DoctorCommand.command, CompletionsCommand.command, DemoCommand.command,
     ]
 
     static var overview: String {

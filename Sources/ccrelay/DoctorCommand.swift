@@ -1,0 +1,277 @@
+import AlertJournal
+import DBus
+import DBusAsync
+import DesktopServices
+import DispatchLoop
+import EventLoop
+import FileAccess
+import FoundationEssentials
+import CCRelayCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `ccrelay doctor`: one report a student can paste into an issue — what
+/// runs, what the configuration check says, what the daemon sees, what the
+/// desktop offers — each line `ok`, `warn` or `fail` with the fix for a
+/// `fail`, every identifier taken out (the home folder and user name, the
+/// account, the address beyond its first two parts). It asks; it never
+/// changes anything, and works without a daemon, a bus or a readable configuration.
+enum DoctorCommand {
+    static let usage = localize("""
+        Usage: ccrelay doctor [--config PATH] [--json]
+
+        Prints a report to paste into a bug report or a question to campus IT:
+        ccrelay's version, the system, the configuration check, what the daemon
+        sees (state, outside access, the last error), the notification server,
+        the tray, the dock, the keyring, NetworkManager and the alert journal.
+        Each line says ok, warn or fail, with the fix for a fail. Your home folder,
+        user name, account and address are left out. It changes nothing.
+
+        Options:
+          --config PATH  check this configuration instead of the usual one
+          --json         print the report as a JSON array
+          -h, --help     show this help
+
+        Exit status: 0 when no line says fail, 1 when one does, 2 on a usage error.
+        """)
+
+    static let command = Subcommand(
+        name: "doctor", summary: localize("print a report of what works and what does not, to paste into a question"),
+        usage: usage, flags: ["json"], valued: ["config"], values: ["config": Subcommand.fileValue], run: run)
+
+    /// One finding.
+    struct Finding: Encodable {
+        var area: String
+        var verdict: String
+        var text: String
+        var fix: String?
+    }
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
+        guard parsed.positionals.isEmpty else { return usageError("doctor", "unexpected argument '\(parsed.positionals[0])'") }
+        let path = parsed.values["config"]
+            ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
+        var report = Report(secrets: secrets(in: path))
+        system(&report)
+        configuration(path, &report)
+        await daemon(&report)
+        await desktop(&report)
+        journal(&report)
+        if parsed.has("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            guard let data = try? encoder.encode(report.findings) else { return ExitStatus.failure }
+            Output.out(String(decoding: data, as: UTF8.self))
+        } else {
+            for finding in report.findings {
+                let mark =
+                    switch finding.verdict {
+                    case "ok": Style.green("ok  ")
+                    case "warn": Style.yellow("warn")
+                    default: Style.red("fail")
+                    }
+                Output.out("\(mark) \(CLI.padded(finding.area, 14))\(finding.text)" + (finding.fix.map { "\n     " + String(repeating: " ", count: 14) + "fix: " + $0 } ?? ""))
+            }
+        }
+        return report.findings.contains { $0.verdict == "fail" } ? ExitStatus.failure : ExitStatus.ok
+    }
+
+    /// The findings, each with the identifiers taken out as it is added.
+    struct Report {
+        var secrets: [String]
+        var findings: [Finding] = []
+
+        mutating func add(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) {
+            findings.append(Finding(area: area, verdict: verdict, text: redacted(text), fix: fix.map(redacted)))
+        }
+
+        /// `text` without the account, the user's name and home, and with addresses cut to their first two parts.
+        func redacted(_ text: String) -> String {
+            var text = Output.printable(text)
+            for secret in secrets where secret.count >= 3 { text = text.replacing(secret, with: "…") }
+            return DoctorCommand.cutAddresses(text)
+        }
+    }
+
+    /// What must not appear in the report: the home folder (it holds the
+    /// user's name), the user name, and the account a password login uses.
+    static func secrets(in path: String) -> [String] {
+        var secrets = [ConfigurationFile.home()].filter { $0.count > 1 }
+        if let name = getpwuid(getuid())?.pointee.pw_name { secrets.append(String(cString: name)) }
+        if let configuration = ConfigurationFile.load(path).configuration, let user = configuration.user { secrets.append(user) }
+        // Longest first: the home folder goes before the user name inside it.
+        return secrets.sorted { $0.count > $1.count }
+    }
+
+    /// IPv4 addresses as their first two parts (`10.20.x.x`): enough to tell a campus range, not a machine.
+    static func cutAddresses(_ text: String) -> String {
+        var out = ""
+        var token = ""
+        func flush() {
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }) {
+                out += "\(parts[0]).\(parts[1]).x.x"
+            } else {
+                out += token
+            }
+            token = ""
+        }
+        for character in text {
+            if character.isNumber || character == "." { token.append(character) } else {
+                flush()
+                out.append(character)
+            }
+        }
+        flush()
+        return out
+    }
+
+    /// glibc's `_CS_GNU_LIBC_VERSION` ("glibc 2.36").
+    private static func libcVersion() -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        _ = confstr(Int32(_CS_GNU_LIBC_VERSION), &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    // MARK: The checks
+
+    private static func system(_ report: inout Report) {
+        report.add("ccrelay", "ok", "\(ccrelayVersion)" + (CLI.systemService ? " (the system service)" : ""))
+        let release = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
+        let pretty = release.split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
+            .map { $0.dropFirst("PRETTY_NAME=".count).filter { $0 != "\"" } } ?? "unknown"
+        let glibc = confstr(Int32(_CS_GNU_LIBC_VERSION), nil, 0) > 0 ? libcVersion() : "unknown"
+        report.add("system", "ok", "\(pretty), \(glibc)")
+        let desktop = [getenv("XDG_CURRENT_DESKTOP"), getenv("XDG_SESSION_TYPE")].map { $0.map { String(cString: $0) } ?? "-" }
+        report.add("desktop", "ok", "\(desktop[0]) (\(desktop[1]))")
+    }
+
+    private static func configuration(_ path: String, _ report: inout Report) {
+        guard access(path, F_OK) == 0 else {
+            return report.add("configuration", "fail", "\(path) does not exist", fix: "ccrelay" + (CLI.systemService ? " --system" : "") + " setup")
+        }
+        guard let program = helperProgram("ccrelay-daemon") else {
+            return report.add("configuration", "fail", "ccrelay-daemon is missing", fix: "reinstall ccrelay")
+        }
+        let (status, output) = capture(program, (CLI.systemService ? ["--system"] : []) + ["--check", "--config", path])
+        let lines = output.split(separator: "\n").map { String($0.dropFirst($0.hasPrefix("ccrelay: ") ? "ccrelay: ".count : 0)) }
+        if status == 0 {
+            report.add("configuration", lines.contains { $0.hasPrefix("warning:") } ? "warn" : "ok", "\(path): ok")
+            for line in lines where line.hasPrefix("warning:") { report.add("configuration", "warn", line) }
+        } else {
+            for line in lines.prefix(10) {
+                report.add("configuration", "fail", line, fix: line.hasPrefix("error:") ? "edit the file, or: ccrelay setup --edit" : nil)
+            }
+            if lines.isEmpty { report.add("configuration", "fail", "the check failed without a word (status \(status))") }
+        }
+    }
+
+    private static func daemon(_ report: inout Report) async {
+        let client: ControlClient
+        do {
+            client = try await ControlClient.connect()
+        } catch .notRunning {
+            return report.add("daemon", "warn", "not running", fix: CLI.systemService ? "systemctl start ccrelay" : "systemctl --user start ccrelay")
+        } catch {
+            return report.add("daemon", "fail", "no bus to ask it on", fix: "run this inside your desktop session, or: ccrelay --system doctor")
+        }
+        defer { client.close() }
+        let status: DaemonStatus
+        do {
+            status = try await client.status()
+        } catch .notRunning {
+            return report.add("daemon", "warn", "not running", fix: CLI.systemService ? "systemctl start ccrelay" : "systemctl --user start ccrelay")
+        } catch {
+            return report.add("daemon", "fail", "it did not answer", fix: "journalctl --user -u ccrelay shows why")
+        }
+        let healthy = [DaemonState.online.rawValue, DaemonState.loggingIn.rawValue, DaemonState.sleeping.rawValue].contains(status.state)
+        report.add("daemon", healthy ? "ok" : "fail", "\(status.state), server \(status.server), address \(status.ip.isEmpty ? "-" : status.ip)",
+                   fix: healthy ? nil : status.lastError.isEmpty ? "ccrelay login" : status.lastError)
+        if !status.lastError.isEmpty && healthy {
+            report.add("daemon", "warn", "last error: \(status.lastError) [\(status.lastErrorCode)]")
+        }
+        if status.outside != "off" {
+            let ok = status.outside == "ok" || status.outside6 == "ok" || status.state != DaemonState.online.rawValue
+            report.add("outside", ok ? "ok" : "warn", "IPv4 \(status.outside), IPv6 \(status.outside6)",
+                       fix: ok ? nil : "a login page in the browser (portal), or ask campus IT")
+        }
+        for relay in status.relays {
+            report.add("forwarding", relay.queued == 0 ? "ok" : "warn", "\(relay.target): \(relay.queued) waiting"
+                + (relay.lastError.isEmpty ? "" : ", last error \(relay.lastError)"))
+        }
+    }
+
+    private static func desktop(_ report: inout Report) async {
+        guard !CLI.systemService else { return }
+        guard let connection = try? Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.doctor")) else {
+            return report.add("session bus", "fail", "none", fix: "run this inside your desktop session")
+        }
+        defer { connection.loop.sync { connection.close() } }
+        func owned(_ name: String) async -> Bool { ((try? await connection.nameOwner(name)) ?? nil) != nil }
+        if await owned(Notifier.busName) {
+            let info = try? await connection.call(.methodCall(
+                destination: Notifier.busName, path: Notifier.path, interface: Notifier.interface, member: "GetServerInformation"))
+            let name = (try? info?.argument(0, as: String.self)) ?? "unknown"
+            let version = (try? info?.argument(2, as: String.self)) ?? ""
+            let capabilities = try? await connection.call(.methodCall(
+                destination: Notifier.busName, path: Notifier.path, interface: Notifier.interface, member: "GetCapabilities"))
+            let words = ((try? capabilities?.argument(0, as: [String].self)) ?? []).joined(separator: " ")
+            report.add("notifications", "ok", "\(name) \(version): \(words)")
+        } else {
+            report.add("notifications", "fail", "no notification server", fix: "start your desktop's notification service, or dunst")
+        }
+        report.add("tray", await owned("org.kde.StatusNotifierWatcher") ? "ok" : "warn",
+                   await owned("org.kde.StatusNotifierWatcher") ? "a tray host is there" : "no tray (StatusNotifierWatcher): the icon is not shown")
+        report.add("dock", "ok", await owned("com.canonical.Unity") ? "a dock shows the badge" : "no dock (com.canonical.Unity) shows the badge")
+        let keyring = await owned("org.freedesktop.secrets")
+        report.add("keyring", keyring ? "ok" : "warn", keyring ? "the Secret Service answers" : "no Secret Service: a password login cannot keep its password")
+        if let system = try? Connection(bus: .system, loop: DispatchScheduler(label: "ccrelay.doctor.system")) {
+            defer { system.loop.sync { system.close() } }
+            let manager = ((try? await system.nameOwner("org.freedesktop.NetworkManager")) ?? nil) != nil
+            report.add("network", "ok", manager ? "NetworkManager" : "no NetworkManager (network changes through netlink)")
+        }
+    }
+
+    private static func journal(_ report: inout Report) {
+        let path = JournalFile.path
+        guard access(path, F_OK) == 0 else { return report.add("journal", "ok", "\(path): none yet") }
+        var info = stat()
+        let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let writable = access(folder, W_OK) == 0 && access(path, W_OK) == 0
+        let unread = (try? AlertStore(path: path, log: { _ in }).badge().count) ?? -1
+        report.add("journal", writable && unread >= 0 ? "ok" : "fail",
+                   "\(path): \(size / 1024) KiB" + (unread >= 0 ? ", \(unread) unread" : ", cannot be read"),
+                   fix: writable && unread >= 0 ? nil : "check the folder's owner and free space: df -h \(folder)")
+    }
+
+    /// Runs `program` and collects what it writes (both streams), at most 64 KiB.
+    private static func capture(_ program: String, _ arguments: [String]) -> (Int32, String) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, "") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
+        posix_spawn_file_actions_addclose(&actions, ends[0])
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, nil, &argv, environ)
+        close(ends[1])
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while spawned == 0 {
+            let count = read(ends[0], &buffer, buffer.count)
+            if count > 0 && bytes.count < 65_536 { bytes += buffer.prefix(count) } else if count <= 0 && errno != EINTR { break }
+        }
+        close(ends[0])
+        guard spawned == 0 else { return (-1, "") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return ((status >> 8) & 0xff, String(decoding: bytes, as: UTF8.self))
+    }
+}
