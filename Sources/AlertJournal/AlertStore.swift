@@ -33,7 +33,7 @@ public final class AlertStore {
     public var onForwardsDropped: ((Int) -> Void)?
 
     /// The schema version this code writes; older files are migrated.
-    static let schemaVersion: Int64 = 4
+    static let schemaVersion: Int64 = 5
     /// "ccry": a SQLite file without it is another program's, not ours to change.
     static let applicationID: Int64 = 0x6363_7279
 
@@ -47,8 +47,9 @@ public final class AlertStore {
 
     /// Opens (or creates) the store; `log` hears about a file moved aside.
     public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, outboxLimit: Int = 1000,
-                busyTimeout: Int32 = 2000, log: (String) -> Void) throws(StoreError) {
+                timelineLimit: Int = AlertStore.timelineLimit, busyTimeout: Int32 = 2000, log: (String) -> Void) throws(StoreError) {
         self.path = path
+        self.timelineRows = timelineLimit
         self.journalLimit = journalLimit
         self.unreadLimit = unreadLimit
         self.outboxLimit = outboxLimit
@@ -113,7 +114,7 @@ public final class AlertStore {
         }
         // Reading every table proves the file is whole before the daemon relies on it.
         do {
-            _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session) + (SELECT count(*) FROM outbox)")
+            _ = try database.integer("SELECT (SELECT count(*) FROM notices_seen) + (SELECT count(*) FROM alerts) + (SELECT count(*) FROM session) + (SELECT count(*) FROM outbox) + (SELECT count(*) FROM timeline)")
         } catch where error.cause == .other {
             throw StoreError("a ccrelay database without its tables: \(error)", cause: .damaged)
         }
@@ -142,6 +143,10 @@ public final class AlertStore {
                 attempts INTEGER NOT NULL DEFAULT 0, delivered_at REAL, last_error TEXT, answer TEXT,
                 PRIMARY KEY (alert_id, target));
             CREATE INDEX IF NOT EXISTS outbox_waiting ON outbox (target, delivered_at, alert_id);
+            CREATE TABLE IF NOT EXISTS timeline (
+                id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, subject TEXT NOT NULL,
+                from_value TEXT NOT NULL, to_value TEXT NOT NULL, cause TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS timeline_at ON timeline (at);
             """)
         // Schema 4: an alert a target refused for good (413) no longer holds up the rest.
         var hasRefused = false
@@ -281,6 +286,44 @@ public final class AlertStore {
             state = BadgeState(count: Int(row.integer(0)), urgent: row.integer(1) >= Int64(Urgency.critical.rawValue))
         }
         return state
+    }
+
+    // MARK: Timeline
+
+    /// The most timeline entries kept by default; the oldest go first.
+    public static let timelineLimit = 10_000
+    /// The most this store keeps.
+    private let timelineRows: Int
+
+    /// Records one change (schema 5's `timeline`), keeping the newest `timelineLimit`.
+    public func recordTimeline(_ entry: TimelineEntry) throws(StoreError) {
+        try database.transaction { () throws(StoreError) in
+            try database.run(
+                "INSERT INTO timeline (at, subject, from_value, to_value, cause) VALUES (?, ?, ?, ?, ?)",
+                [.real(entry.at), .text(entry.subject.rawValue), .text(entry.from), .text(entry.to), .text(String(entry.cause.prefix(500)))])
+            try database.run(
+                "DELETE FROM timeline WHERE id <= (SELECT id FROM timeline ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                [.integer(Int64(timelineRows))])
+        }
+    }
+
+    /// The entries from `since` on, oldest first, after the last state entry
+    /// before it (what the state was when the window opened).
+    public func timeline(since: Double) throws(StoreError) -> [TimelineEntry] {
+        var entries: [TimelineEntry] = []
+        let read: (SQLiteRow) -> Void = { row in
+            guard let subject = TimelineEntry.Subject(rawValue: row.text(1)) else { return }
+            entries.append(TimelineEntry(
+                at: Self.time(row.real(0)) ?? 0, subject: subject, from: row.text(2, limit: 32), to: row.text(3, limit: 32),
+                cause: row.text(4, limit: 500)))
+        }
+        try database.run(
+            "SELECT at, subject, from_value, to_value, cause FROM timeline WHERE subject = 'state' AND at < ? ORDER BY id DESC LIMIT 1",
+            [.real(since)], row: read)
+        try database.run(
+            "SELECT at, subject, from_value, to_value, cause FROM timeline WHERE at >= ? ORDER BY id LIMIT ?",
+            [.real(since), .integer(Int64(Self.timelineLimit))], row: read)
+        return entries
     }
 
     /// The newest `limit` alerts (of `kind`, when given), newest first.

@@ -313,6 +313,14 @@ public final class Daemon {
         case .rememberBubble(let kind, let id): try? store?.setNotificationID(id, forNewest: kind)
         case .acknowledge(let acknowledgement): acknowledge(acknowledgement)
         case .saveSession(let record): saveSession(record)
+        case .timeline(var entry):
+            guard let store else { return }
+            entry.at = AlertStore.now
+            do {
+                try store.recordTimeline(entry)
+            } catch {
+                journalKeeper.failed(error, doing: "record the timeline")
+            }
         case .publish(let published):
             snapshot = published
             publications += 1

@@ -25,6 +25,7 @@ struct Subcommand: Sendable {
 enum CLI {
     static let subcommands: [Subcommand] = [
         DaemonCommand.command, SetupCommand.command, StatusCommand.command, ShowCommand.command, BadgeCommand.command, HistoryCommand.command,
+        TimelineCommand.command,
         LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command, RelayCommand.command,
         DoctorCommand.command, CompletionsCommand.command, DemoCommand.command,
     ]

@@ -86,7 +86,7 @@ import Testing
         try store.record(alert(.notice), notice: "new-2")
         #expect(store.seenNotices() == ["old-1", "new-2"])
         let version = try run("/usr/bin/python3", ["-c", "import sqlite3; print(sqlite3.connect('\(path)').execute('pragma user_version').fetchone()[0])"])
-        #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "4")
+        #expect(version.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "5")
     }
 
     /// Ten openers of one new file at the same moment, as the autostart entry
@@ -116,7 +116,7 @@ import Testing
             #expect(failures.all.isEmpty, "round \(round): \(failures.all)")
             let store = try AlertStore(path: path) { Issue.record("unexpected: \($0)") }
             #expect(try store.alerts(limit: 100).count == 10, "round \(round)")
-            #expect(try sqlite(path, "pragma user_version") == "4", "round \(round)")
+            #expect(try sqlite(path, "pragma user_version") == "5", "round \(round)")
         }
     }
 
@@ -136,7 +136,7 @@ import Testing
         #expect(try store.alerts(limit: 10).map(\.title) == ["notice", "kept"])
         #expect(store.seenNotices() == ["n-1"])
         #expect(try store.nextForDelivery(to: "webhook https://hooks.example/x")?.title == "kept")
-        #expect(try sqlite(path, "pragma user_version") == "4")
+        #expect(try sqlite(path, "pragma user_version") == "5")
         try store.record(alert(.credentials, "after"))
         #expect(try store.alerts(limit: 10).count == 3)
     }
@@ -244,4 +244,20 @@ final class LockedMessages: @unchecked Sendable {
     private var messages: [String] = []
     func append(_ message: String) { lock.withLock { messages.append(message) } }
     var all: [String] { lock.withLock { messages } }
+}
+
+/// The timeline's table (issue 25): bounded, oldest first out, read with the state before the window.
+@Suite struct TimelineStoreTests {
+    @Test func theTimelineKeepsItsNewestRowsAndTheStateBeforeTheWindow() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-timeline-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try AlertStore(path: folder + "/alerts.db", timelineLimit: 5, log: { _ in })
+        for index in 0..<8 {
+            try store.recordTimeline(TimelineEntry(at: Double(index * 10), subject: .state, from: "offline", to: "online", cause: "cause \(index)"))
+        }
+        let all = try store.timeline(since: 0)
+        #expect(all.map(\.cause) == (3..<8).map { "cause \($0)" }, "the newest five: \(all.map(\.cause))")
+        let window = try store.timeline(since: 55)
+        #expect(window.map(\.cause) == ["cause 5", "cause 6", "cause 7"], "the last before 55, then the window: \(window.map(\.cause))")
+    }
 }

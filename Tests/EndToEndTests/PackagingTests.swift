@@ -87,7 +87,7 @@ import Testing
         // Entry tags stand at the section indent (7 spaces); descriptions deeper.
         let tags = lines[(start + 1)..<end].filter { $0.hasPrefix("       ") && !$0.hasPrefix("        ") }
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("Every command") }
-        let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "relay", "doctor", "completions", "demo"]
+        let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "relay", "timeline", "doctor", "completions", "demo"]
         #expect(Set(tags.compactMap { $0.split(separator: " ").first.map(String.init) }) == Set(commands), "\(tags)")
         for tag in ["daemon [--config PATH] [--autostart]", "history [--limit N] [--kind KIND] [--json]", "login [--wait SECONDS]",
                     "notify-test [KIND...] [--wait SECONDS] [--json]", "config check [--config PATH] | config path"] {

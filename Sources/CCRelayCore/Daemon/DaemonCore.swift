@@ -45,6 +45,10 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     private var stopping = false
     /// The journal changed (alerts recorded or marked read): what users see waits for it to be read.
     private var journalReadOwed = false
+    /// The event being handled: the cause of a state change the timeline records.
+    private var handling: DaemonEvent<Fix>?
+    /// The state the timeline last recorded.
+    private var recordedState = DaemonState.offline
 
     // Not set up: what stands in the way, and the bubble that says so.
     private var configurationProblems: [ConfigurationIssue]
@@ -94,6 +98,8 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// Handles one event at `now` and returns what to do, in order.
     public mutating func handle(_ event: DaemonEvent<Fix>, at now: Instant) -> [DaemonEffect<Fix>] {
         var effects: [DaemonEffect<Fix>] = []
+        handling = event
+        defer { handling = nil }
         switch event {
         case .started(let start): started(start, now, &effects)
         case .timerFired(let timer, let slept): timerFired(timer, slept, now, &effects)
@@ -135,7 +141,15 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         case .certificateInspected(let seconds):
             if let warning = DaemonRules.expiryWarning(secondsUntilExpiry: seconds) { post([warning], now, &effects) }
         case .location(let report): apply(location.reported(report, at: now), now, &effects)
-        case .outsideChecked(let report): apply(outside.checked(report, at: now), now, &effects)
+        case .outsideChecked(let report):
+            let before = outside.ipv4
+            apply(outside.checked(report, at: now), now, &effects)
+            // Every change but the ordinary arrival (not yet known → ok) is worth a line.
+            if outside.ipv4 != before && !(before == .unknown && outside.ipv4 == .ok) {
+                let answers = report.ipv4.answers.joined(separator: "; ")
+                effects.append(.timeline(TimelineEntry(at: 0, subject: .outside, from: before.rawValue, to: outside.ipv4.rawValue,
+                                                       cause: "an outside-access check (\(answers))")))
+            }
         case .locationSourceLost:
             guard configuration != nil else { break }
             location.sourceStopped()
@@ -373,6 +387,11 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
             case .close(let kind): effects.append(.close(kind))
             case .stateChanged(let state):
                 effects += [.log("state: \(state.rawValue)"), .notifySystemd("STATUS=\(state.rawValue)")]
+                if let handling {
+                    effects.append(.timeline(TimelineEntry(
+                        at: 0, subject: .state, from: recordedState.rawValue, to: state.rawValue, cause: TimelineCause.of(handling))))
+                }
+                recordedState = state
                 // The campus session is back: what waited (a logout alert to an internet target) goes out now.
                 if state == .online { effects.append(.flushForwarding) }
                 // Each way into `online` (a login, a recovery, a resume, a network change) checks the way out.

@@ -20,6 +20,8 @@ public enum DaemonEffect<Fix: Sendable & Hashable>: Sendable, Hashable {
     case rememberBubble(AlertKind, id: UInt32)
     /// Mark alerts read; the shell answers with `.acknowledged`, then reads the journal.
     case acknowledge(Acknowledgement)
+    /// Record a change in the timeline (the shell stamps it with the wall clock).
+    case timeline(TimelineEntry)
     /// Save the live session (nil: forget it), so that a restart carries on with it.
     case saveSession(SessionRecord?)
     /// What users can see changed: the faces show this from now on.
