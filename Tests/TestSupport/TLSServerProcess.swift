@@ -10,16 +10,23 @@ public final class TLSServerProcess: Sendable {
     public let url: String
 
     public init(certificate: String, key: String, clientCA: String? = nil, tls13: Bool = true) async throws {
-        let port = try freeLoopbackPort()
-        var arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet",
-                         tls13 ? "-tls1_3" : "-tls1_2"]
-        if let clientCA { arguments += ["-CAfile", clientCA, "-Verify", "1", "-verify_return_error"] }
-        process = try ChildProcess("/usr/bin/openssl", arguments)
-        url = "https://127.0.0.1:\(port)/"
-        // Waited for without blocking a thread of the (2-thread) concurrency pool.
-        guard await eventually(timeout: .seconds(30), { canConnect(port) }) else {
-            throw TestSetupError("openssl s_server did not start")
+        // A free port may be taken by another test before s_server binds it (it then exits): another port, a few times.
+        for _ in 0..<5 {
+            let port = try freeLoopbackPort()
+            var arguments = ["s_server", "-accept", "127.0.0.1:\(port)", "-cert", certificate, "-key", key, "-www", "-quiet",
+                             tls13 ? "-tls1_3" : "-tls1_2"]
+            if let clientCA { arguments += ["-CAfile", clientCA, "-Verify", "1", "-verify_return_error"] }
+            let started = try ChildProcess("/usr/bin/openssl", arguments)
+            // Waited for without blocking a thread of the (2-thread) concurrency pool.
+            _ = await eventually(timeout: .seconds(30)) { canConnect(port) || !started.isRunning }
+            if started.isRunning && canConnect(port) {
+                process = started
+                url = "https://127.0.0.1:\(port)/"
+                return
+            }
+            started.stop()
         }
+        throw TestSetupError("openssl s_server did not start")
     }
 
     deinit { process.stop() }
