@@ -154,7 +154,8 @@ enum DoctorCommand {
         guard let program = helperProgram("ccrelay-daemon") else {
             return report.add("configuration", "fail", "ccrelay-daemon is missing", fix: "reinstall ccrelay")
         }
-        let (status, output) = capture(program, (CLI.systemService ? ["--system"] : []) + ["--check", "--config", path])
+        let (exit, output) = runChild(program, (CLI.systemService ? ["--system"] : []) + ["--check", "--config", path], output: .capture)
+        let status = exit ?? -1
         let lines = output.split(separator: "\n").map { String($0.dropFirst($0.hasPrefix("ccrelay: ") ? "ccrelay: ".count : 0)) }
         if status == 0 {
             report.add("configuration", lines.contains { $0.hasPrefix("warning:") } ? "warn" : "ok", "\(path): ok")
@@ -244,34 +245,5 @@ enum DoctorCommand {
         report.add("journal", writable && unread >= 0 ? "ok" : "fail",
                    "\(path): \(size / 1024) KiB" + (unread >= 0 ? ", \(unread) unread" : ", cannot be read"),
                    fix: writable && unread >= 0 ? nil : "check the folder's owner and free space: df -h \(folder)")
-    }
-
-    /// Runs `program` and collects what it writes (both streams), at most 64 KiB.
-    private static func capture(_ program: String, _ arguments: [String]) -> (Int32, String) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return (-1, "") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, ends[1], 2)
-        posix_spawn_file_actions_addclose(&actions, ends[0])
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        var argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, &argv, environ)
-        close(ends[1])
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while spawned == 0 {
-            let count = read(ends[0], &buffer, buffer.count)
-            if count > 0 && bytes.count < 65_536 { bytes += buffer.prefix(count) } else if count <= 0 && errno != EINTR { break }
-        }
-        close(ends[0])
-        guard spawned == 0 else { return (-1, "") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return ((status >> 8) & 0xff, String(decoding: bytes, as: UTF8.self))
     }
 }
