@@ -25,6 +25,8 @@ public final class OutsideProbe: OutsideProbing {
     private let timeout: Duration
     private let loop: any EventScheduler
     private var multi: CurlMulti?
+    /// A probe that could not start is answered after `check` returned.
+    private lazy var later = LaterOnLoop(loop: loop)
 
     public init(urls: [String], interface: String?, userAgent: String, timeout: Duration = .seconds(2), loop: any EventScheduler) {
         self.urls = urls
@@ -77,7 +79,7 @@ public final class OutsideProbe: OutsideProbing {
             try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
             try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
         } catch {
-            return later { completion(.failed("transport")) }
+            return later.run { completion(.failed("transport")) }
         }
         let multi = self.multi ?? CurlMulti(loop: loop)
         self.multi = multi
@@ -90,22 +92,9 @@ public final class OutsideProbe: OutsideProbing {
                 completion(.failed(Self.kind(code)))
             }
         }
-        if !started { later { completion(.failed("transport")) } }
+        if !started { later.run { completion(.failed("transport")) } }
     }
 
-    /// Runs `work` on the loop after the caller returned (an answer never comes before `check` returns).
-    private func later(_ work: @escaping () -> Void) {
-        deferred = work
-        let timer = deferral ?? loop.makeTimer { [weak self] in
-            let work = self?.deferred
-            self?.deferred = nil
-            work?()
-        }
-        deferral = timer
-        timer.arm(after: .zero)
-    }
-    private var deferral: (any LoopTimer)?
-    private var deferred: (() -> Void)?
 
     /// The most of an answer that is read (a portal's page needs no more to be one).
     static let answerLimit = 4096

@@ -42,9 +42,8 @@ public final class RelayPoster: RelayTransport {
     private let timeout: Duration
     private var multi: CurlMulti?
     private var easy: CurlEasy?
-    /// A request that could not start is answered from this timer, after `post` returned.
-    private var refusal: (any LoopTimer)?
-    private var refused: (() -> Void)?
+    /// A request that could not start is answered after `post` returned.
+    private lazy var later = LaterOnLoop(loop: loop)
 
     public init(caFile: String?, userAgent: String, timeout: Duration = .seconds(30), loop: any EventScheduler) {
         self.loop = loop
@@ -109,14 +108,7 @@ public final class RelayPoster: RelayTransport {
     }
 
     private func refuse(_ completion: @escaping (RelayAnswer) -> Void, _ problem: String) {
-        refused = { completion(RelayAnswer(status: 0, text: "", failure: problem)) }
-        let timer = refusal ?? loop.makeTimer { [weak self] in
-            let answer = self?.refused
-            self?.refused = nil
-            answer?()
-        }
-        refusal = timer
-        timer.arm(after: .zero)
+        later.run { completion(RelayAnswer(status: 0, text: "", failure: problem)) }
     }
 
     /// The most of an answer that is read: the transfer stops there.

@@ -34,12 +34,16 @@ public final class ResponseBuffer {
             contentLength = nil
         } else if line == "\r\n" || line == "\n" {
             if status >= 200 { headComplete = true }
-        } else if line.prefix(15).lowercased() == "content-length:" {
-            let digits = line.unicodeScalars.dropFirst(15).filter { ("0"..."9").contains($0) }.prefix(12)
-            contentLength = Int(String(String.UnicodeScalarView(digits)))
-        } else if line.prefix(12).lowercased() == "retry-after:" {
-            let value = line.unicodeScalars.dropFirst(12).drop { $0 == " " || $0 == "\t" }.prefix { $0 != "\r" && $0 != "\n" }
-            retryAfter = String(String(String.UnicodeScalarView(value)).prefix(64))
+        } else {
+            // The two headers read, by name (one lowercased copy of a line's start, not one per name).
+            let name = line.prefix(15).lowercased()
+            if name == "content-length:" {
+                let digits = line.unicodeScalars.dropFirst(15).filter { ("0"..."9").contains($0) }.prefix(12)
+                contentLength = Int(String(String.UnicodeScalarView(digits)))
+            } else if name.hasPrefix("retry-after:") {
+                let value = line.unicodeScalars.dropFirst(12).drop { $0 == " " || $0 == "\t" }.prefix { $0 != "\r" && $0 != "\n" }
+                retryAfter = String(String(String.UnicodeScalarView(value)).prefix(64))
+            }
         }
     }
 }
