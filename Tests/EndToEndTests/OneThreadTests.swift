@@ -17,6 +17,9 @@ import Testing
         let answered = rig.acceptedReports()
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > answered })
         try await Task.sleep(for: .milliseconds(800))
+        // The window opens once the daemon is done with that answer and waits in its loop: on a loaded
+        // runner its last steps may still be running 800 ms later (and be preempted: switches too).
+        #expect(await eventually(timeout: .seconds(3), interval: .milliseconds(20)) { Self.waitsInItsLoop(pid) })
         let before = try Self.contextSwitches(of: pid)
         // Other programs' files come and go beside the daemon's program (apt in /usr/bin; other
         // tests in the build folder): the daemon watches its own file for upgrades, not the folder.
@@ -44,6 +47,15 @@ import Testing
     }
 
     /// Voluntary plus involuntary context switches of every thread the process has now.
+    /// Whether the daemon's thread sleeps in epoll_wait (its event loop), as /proc says.
+    static func waitsInItsLoop(_ pid: pid_t) -> Bool {
+        let channel = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? ""
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // The state follows the command name's closing parenthesis.
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        return channel.contains("epoll_wait") && state == "S"
+    }
+
     static func contextSwitches(of pid: pid_t) throws -> Int {
         var total = 0
         for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
