@@ -30,7 +30,7 @@ let package = Package(
         // Awaited forms of the completion-based APIs, for the CLI and tests; the
         // daemon depends on neither, so it has no Swift concurrency to reach for.
         .target(name: "DBusAsync", dependencies: ["DBus", "EventLoop"]),
-        .target(name: "CCProtocolAsync", dependencies: ["CCProtocol", "EventLoop"]),
+        .target(name: "CCProtocolAsync", dependencies: ["CCProtocol", "CCRelayCore", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
         .target(name: "FileAccess", dependencies: ["EventLoop"]),
         .target(name: "CurlTransport", dependencies: ["CCurl", "CCRelayCore", "EventLoop"]),

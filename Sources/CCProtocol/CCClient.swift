@@ -3,6 +3,7 @@ import CCurl
 import EventLoop
 #if canImport(Glibc)
 import Glibc
+import CCRelayCore
 #endif
 
 /// The CC/1 exchanges the daemon shell makes, one at a time in the order

@@ -33,21 +33,6 @@ public enum LocationPolicy: String, Codable, Sendable, Hashable {
     case none, optional, required
 }
 
-/// A location fix as sent with a keep-alive.
-public struct LocationFix: Codable, Sendable, Hashable {
-    public var lat: Double
-    public var lon: Double
-    public var accuracy: Double
-    /// ISO 8601 UTC, such as `2026-11-29T14:05:00Z`.
-    public var timestamp: String
-    public init(lat: Double, lon: Double, accuracy: Double, timestamp: String) {
-        self.lat = lat
-        self.lon = lon
-        self.accuracy = accuracy
-        self.timestamp = timestamp
-    }
-}
-
 /// The body of `POST /cc/v1/session/keepalive`.
 public struct KeepAliveRequest: Encodable, Sendable {
     /// 1, 2, 3 … per session; a retry of the same report reuses its seq.

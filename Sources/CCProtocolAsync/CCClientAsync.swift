@@ -1,5 +1,6 @@
 import CCProtocol
 import EventLoop
+import CCRelayCore
 
 /// The CC/1 exchanges awaited from any context, for tests and benchmarks; the
 /// daemon uses the completion forms on its own loop.

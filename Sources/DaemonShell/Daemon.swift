@@ -22,7 +22,7 @@ import Glibc
 /// requests run one at a time, in order, in libcurl's multi handle on it.
 public final class Daemon {
     private let loop: any EventScheduler
-    private var core: DaemonCore<LocationFix>
+    private var core: DaemonCore
     /// Where the configuration came from: watched, and read again when it changes.
     private let configurationPath: String
     let version: String
@@ -178,7 +178,7 @@ public final class Daemon {
     // MARK: Events
 
     /// Gives the core one event, carries out its effects, and reads the journal once when they changed it.
-    func handle(_ event: DaemonEvent<LocationFix>) {
+    func handle(_ event: DaemonEvent) {
         loop.preconditionIsCurrent()
         for effect in core.handle(event, at: now()) { carryOut(effect) }
         // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
@@ -276,7 +276,7 @@ public final class Daemon {
 
     // MARK: Effects
 
-    private func carryOut(_ effect: DaemonEffect<LocationFix>) {
+    private func carryOut(_ effect: DaemonEffect) {
         switch effect {
         case .sendLogin(let user, let timeout):
             guard let user else { return login(user: nil, password: nil, timeout: timeout) }

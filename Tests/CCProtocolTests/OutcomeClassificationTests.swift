@@ -3,6 +3,7 @@ import CCProtocolAsync
 import Foundation
 import TestSupport
 import Testing
+import CCRelayCore
 
 /// Every classified outcome, produced by a real fault of the simulator.
 @Suite struct OutcomeClassificationTests {

@@ -1,6 +1,7 @@
 @testable import CCProtocol
 import Foundation
 import Testing
+import CCRelayCore
 
 /// The CC/1 request bodies as JSONEncoder writes them: what a server reads
 /// back is what was meant, whatever the text holds; absent fields are left out.

@@ -6,11 +6,10 @@ import Testing
 /// acknowledgement and reading the badge after every change), and records
 /// every effect. No loop, no bus, no file.
 struct CoreRig {
-    typealias Fix = String
-    var core: DaemonCore<Fix>
+    var core: DaemonCore
     var now = Instant(sinceBoot: .seconds(1000))
     var timers: [DaemonTimer: Instant] = [:]
-    var effects: [DaemonEffect<Fix>] = []
+    var effects: [DaemonEffect] = []
     /// The journal: every alert recorded, and whether it is read.
     var journal: [(alert: Alert, read: Bool)] = []
     var slept: Duration = .zero
@@ -38,7 +37,7 @@ struct CoreRig {
 
     /// One event; what it and the journal's answers asked for is appended to `effects` and returned.
     @discardableResult
-    mutating func send(_ event: DaemonEvent<Fix>) -> [DaemonEffect<Fix>] {
+    mutating func send(_ event: DaemonEvent) -> [DaemonEffect] {
         depth += 1
         defer { depth -= 1 }
         let made = core.handle(event, at: now)
@@ -89,9 +88,9 @@ struct CoreRig {
 
     /// Moves time on, firing the timers that fall due, in order.
     @discardableResult
-    mutating func advance(_ duration: Duration) -> [DaemonEffect<Fix>] {
+    mutating func advance(_ duration: Duration) -> [DaemonEffect] {
         let end = now + duration
-        var made: [DaemonEffect<Fix>] = []
+        var made: [DaemonEffect] = []
         while let (timer, due) = timers.filter({ $0.value <= end }).min(by: { $0.value < $1.value }) {
             now = max(now, due)
             timers[timer] = nil
@@ -113,7 +112,7 @@ struct CoreRig {
     var shown: [Alert] { effects.compactMap { if case .show(let alert) = $0 { alert } else { nil } } }
     var recorded: [Alert] { effects.compactMap { if case .record(let items) = $0 { items.map(\.alert) } else { nil } }.flatMap { $0 } }
     var logged: [String] { effects.compactMap { if case .log(let line) = $0 { line } else { nil } } }
-    func count(_ wanted: DaemonEffect<Fix>) -> Int { effects.count { $0 == wanted } }
+    func count(_ wanted: DaemonEffect) -> Int { effects.count { $0 == wanted } }
 }
 
 /// The daemon's rules, composed (issue 23): each test covers one that was a
@@ -318,9 +317,10 @@ struct CoreRig {
             problem: ProblemReport(code: .locationRequired, sentence: "location"), droppedNotices: 0, locationRejected: true,
             answer: .transientFailure("location-required"))))
         #expect(rig.effects.contains(.startLocationSource), "a 428 makes location required")
-        rig.send(.location(.fix("31.0,121.4")))
+        let fix = LocationFix(lat: 31.0, lon: 121.4, accuracy: 20, timestamp: "2026-12-02T08:00:00Z")
+        rig.send(.location(.fix(fix)))
         rig.advance(rig.core.session.nextAttempt(at: rig.now) ?? .seconds(1))
-        #expect(rig.effects.contains { if case .sendKeepAlive(_, _, "31.0,121.4", _) = $0 { true } else { false } })
+        #expect(rig.effects.contains { if case .sendKeepAlive(_, _, fix?, _) = $0 { true } else { false } })
     }
 
     @Test func aMissingPasswordIsAProblemThatNamesTheFix() {

@@ -2,6 +2,7 @@
 @testable import DaemonShell
 import DBus
 import Testing
+import CCRelayCore
 
 /// A fix as GeoClue or the portal hands it over is checked before it goes
 /// into a keep-alive: coordinates off the Earth (or not numbers) are no fix,

@@ -7,13 +7,13 @@
 /// a daemon without a usable configuration (`unconfigured`, with the alert
 /// that names its problem). Whenever what users see changes it publishes a
 /// `DaemonSnapshot`. Tested like `Session`, on a virtual clock.
-public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
+public struct DaemonCore: Sendable {
     /// The configuration it runs with; nil while not set up.
     public private(set) var configuration: Configuration?
     private let configurationPath: String
     private let localizer: Localizer
     public private(set) var session: Session
-    private var location: LocationTracker<Fix>
+    private var location: LocationTracker<LocationFix>
     /// Whether traffic gets out, apart from the session (`[probe]`).
     private var outside: OutsideAccess
 
@@ -46,7 +46,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// The journal changed (alerts recorded or marked read): what users see waits for it to be read.
     private var journalReadOwed = false
     /// The event being handled: the cause of a state change the timeline records.
-    private var handling: DaemonEvent<Fix>?
+    private var handling: DaemonEvent?
     /// The state the timeline last recorded.
     private var recordedState = DaemonState.offline
 
@@ -96,8 +96,8 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     }
 
     /// Handles one event at `now` and returns what to do, in order.
-    public mutating func handle(_ event: DaemonEvent<Fix>, at now: Instant) -> [DaemonEffect<Fix>] {
-        var effects: [DaemonEffect<Fix>] = []
+    public mutating func handle(_ event: DaemonEvent, at now: Instant) -> [DaemonEffect] {
+        var effects: [DaemonEffect] = []
         handling = event
         defer { handling = nil }
         switch event {
@@ -184,7 +184,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
 
     /// The effects, and the snapshot when what users see changed (not while
     /// stopping, nor before the journal the effects change has been read: one publication per change).
-    private mutating func finish(_ effects: [DaemonEffect<Fix>], _ now: Instant) -> [DaemonEffect<Fix>] {
+    private mutating func finish(_ effects: [DaemonEffect], _ now: Instant) -> [DaemonEffect] {
         if effects.contains(where: \.changesTheJournal) { journalReadOwed = true }
         guard !stopping, !journalReadOwed else { return effects }
         let current = snapshot(at: now)
@@ -195,7 +195,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
 
     // MARK: Starting and stopping
 
-    private mutating func started(_ start: DaemonStart, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func started(_ start: DaemonStart, _ now: Instant, _ effects: inout [DaemonEffect]) {
         startedAt = start.wallClock
         sleptSoFar = start.sleptSinceBoot
         badge = start.badge
@@ -232,7 +232,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         effects.append(.notifySystemd("READY=1\nSTATUS=\(session.state.rawValue)"))
     }
 
-    private mutating func stop(_ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func stop(_ now: Instant, _ effects: inout [DaemonEffect]) {
         effects.append(.notifySystemd("STOPPING=1"))
         stopping = true
         guard configuration != nil else { return }
@@ -245,7 +245,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
 
     // MARK: Timers and files
 
-    private mutating func timerFired(_ timer: DaemonTimer, _ slept: Duration, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func timerFired(_ timer: DaemonTimer, _ slept: Duration, _ now: Instant, _ effects: inout [DaemonEffect]) {
         switch timer {
         case .session:
             guard configuration != nil else { return }
@@ -272,7 +272,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// A valid new configuration restarts the daemon with it; an invalid one
     /// is reported and the running configuration kept. Not set up: the files
     /// it names are watched too, and the problem is said (again when it changes).
-    private mutating func configurationChanged(_ reading: ConfigurationReading, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func configurationChanged(_ reading: ConfigurationReading, _ now: Instant, _ effects: inout [DaemonEffect]) {
         guard let running = configuration else {
             configurationExists = reading.exists
             if reading.usable != nil {
@@ -304,7 +304,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         effects.append(.restart)
     }
 
-    private mutating func restartForTheUpgradeIfQuiet(_ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func restartForTheUpgradeIfQuiet(_ now: Instant, _ effects: inout [DaemonEffect]) {
         guard upgradeWaiting, exchangesInFlight == 0 else { return }
         upgradeWaiting = false
         effects.append(.log("the program was replaced (an upgrade); restarting with it"))
@@ -312,14 +312,14 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         effects.append(.restart)
     }
 
-    private mutating func exchangeEnded(_ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func exchangeEnded(_ now: Instant, _ effects: inout [DaemonEffect]) {
         exchangesInFlight = max(0, exchangesInFlight - 1)
         restartForTheUpgradeIfQuiet(now, &effects)
     }
 
     // MARK: Exchanges
 
-    private mutating func loginAnswered(_ result: LoginResult, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func loginAnswered(_ result: LoginResult, _ now: Instant, _ effects: inout [DaemonEffect]) {
         if let grant = result.grant {
             token = grant.token
             ip = grant.ip
@@ -338,7 +338,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     }
 
     /// What every exchange leaves behind: its problem (for the status) and dropped notices.
-    private mutating func note(_ newProblem: ProblemReport?, droppedNotices: Int, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func note(_ newProblem: ProblemReport?, droppedNotices: Int, _ effects: inout [DaemonEffect]) {
         if let newProblem { problem = newProblem }
         // docs/protocol.md's leniency: a malformed notice is dropped and the reply stands;
         // said once per run (a server may send it with every reply).
@@ -348,7 +348,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     }
 
     /// One event for the session, and what follows from it.
-    private mutating func session(_ event: SessionEvent, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func session(_ event: SessionEvent, _ now: Instant, _ effects: inout [DaemonEffect]) {
         applySession(session.handle(event, at: now), now, &effects)
         switch event {
         case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged(now, &effects)
@@ -358,7 +358,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         }
     }
 
-    private mutating func applySession(_ sessionEffects: [SessionEffect], _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func applySession(_ sessionEffects: [SessionEffect], _ now: Instant, _ effects: inout [DaemonEffect]) {
         let posts = sessionEffects.compactMap { if case .post(let subject) = $0 { subject } else { nil } }
         var posted = false
         for effect in sessionEffects {
@@ -401,7 +401,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         }
     }
 
-    private mutating func apply(_ outsideEffects: [OutsideEffect], _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func apply(_ outsideEffects: [OutsideEffect], _ now: Instant, _ effects: inout [DaemonEffect]) {
         for effect in outsideEffects {
             switch effect {
             case .check: effects.append(.checkOutside)
@@ -413,7 +413,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         }
     }
 
-    private mutating func apply(_ locationEffects: [LocationEffect], _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func apply(_ locationEffects: [LocationEffect], _ now: Instant, _ effects: inout [DaemonEffect]) {
         for effect in locationEffects {
             switch effect {
             case .startSource: effects.append(.startLocationSource)
@@ -428,7 +428,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// Journals the alerts for `subjects` in one transaction, then shows one
     /// bubble per kind: of many notices only the newest (DaemonRules.bubbles),
     /// saying how many more came.
-    private func post(_ subjects: [AlertSubject], _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private func post(_ subjects: [AlertSubject], _ now: Instant, _ effects: inout [DaemonEffect]) {
         guard !subjects.isEmpty else { return }
         effects.append(.record(subjects.map { subject in
             if case .notice(let id, _, _, _) = subject { JournalItem(alert: alert(for: subject), notice: id) } else { JournalItem(alert: alert(for: subject)) }
@@ -457,7 +457,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// anything else → `not-set-up`), said again only when the problem
     /// changes, and journaled only when the journal does not have it unread
     /// already (a start at the next login shows it again, without a second entry).
-    private mutating func alertTheConfigurationProblem(_ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func alertTheConfigurationProblem(_ effects: inout [DaemonEffect]) {
         guard configurationExists, !configurationProblems.isEmpty else { return }
         let credentials = configurationProblems.filter(\.isAboutCredentialFiles)
         let subject: AlertSubject =
@@ -485,7 +485,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// left with nothing unread (one still on screen, or one waiting for a
     /// notification server, which would pop up, red, long after it was seen).
     private mutating func acknowledged(_ acknowledgement: Acknowledgement, count: Int, nothingUnread: [AlertKind],
-                                       _ effects: inout [DaemonEffect<Fix>]) {
+                                       _ effects: inout [DaemonEffect]) {
         switch acknowledgement {
         case .over(let kind, _):
             unreadBodies[kind] = nil
@@ -503,7 +503,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     }
 
     /// Clicking a bubble (any action) or dismissing it acknowledges its alerts; expiry does not.
-    private mutating func bubbleEvent(_ event: BubbleEvent, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func bubbleEvent(_ event: BubbleEvent, _ now: Instant, _ effects: inout [DaemonEffect]) {
         switch event {
         case .shown(let kind, let id):
             if id != 0 { effects.append(.rememberBubble(kind, id: id)) }
@@ -524,7 +524,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
         }
     }
 
-    private mutating func user(_ request: UserRequest, _ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func user(_ request: UserRequest, _ now: Instant, _ effects: inout [DaemonEffect]) {
         switch request {
         case .login:
             guard configuration != nil else {
@@ -551,7 +551,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
     /// would append a page to the journal's write-ahead log. A session the
     /// server ended (a kick) is a change too: its row goes, so that a restart
     /// after `kill -9` does not carry on with a dead token.
-    private mutating func saveSessionIfChanged(_ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func saveSessionIfChanged(_ now: Instant, _ effects: inout [DaemonEffect]) {
         let live = session.remaining(at: now) != nil
         let facts = live ? token.map { [$0, String(session.interval.components.seconds), String(session.timeout.components.seconds)] } : nil
         guard facts != savedFacts else { return }
@@ -560,7 +560,7 @@ public struct DaemonCore<Fix: Sendable & Hashable>: Sendable {
 
     /// The session row as it is now (also when stopping or restarting, so that
     /// the next run carries on with the latest deadline and seq).
-    private mutating func saveSession(_ now: Instant, _ effects: inout [DaemonEffect<Fix>]) {
+    private mutating func saveSession(_ now: Instant, _ effects: inout [DaemonEffect]) {
         var record: SessionRecord?
         if let token, let remaining = session.remaining(at: now), remaining > .zero {
             record = SessionRecord(

@@ -1,8 +1,7 @@
 /// Everything that happens to the daemon, as `DaemonCore` hears it: the
 /// shell reads its ports (the CC/1 client, the journal, the desktop, the
 /// files, logind and NetworkManager) and says what they said in these terms.
-/// `Fix` is the wire's location fix, which the core only carries.
-public enum DaemonEvent<Fix: Sendable & Hashable>: Sendable, Hashable {
+public enum DaemonEvent: Sendable, Hashable {
     /// The daemon has its name on the bus: start (log in, carry on, or wait for a configuration).
     case started(DaemonStart)
     /// One of the core's timers fired; the sleep clock (CLOCK_BOOTTIME minus CLOCK_MONOTONIC) as it reads now.
@@ -24,7 +23,7 @@ public enum DaemonEvent<Fix: Sendable & Hashable>: Sendable, Hashable {
     /// The daily look at the certificate: how long until it expires.
     case certificateInspected(secondsUntilExpiry: Int64)
     /// The location source reported.
-    case location(LocationReport<Fix>)
+    case location(LocationReport<LocationFix>)
     /// An outside-access check's report.
     case outsideChecked(OutsideReport)
     /// The location source had to go (the bus it used came back anew): start one again if needed.

@@ -27,7 +27,7 @@ public struct TimelineEntry: Sendable, Hashable {
 
 /// What an event did to the session, in the few words the timeline keeps.
 enum TimelineCause {
-    static func of<Fix>(_ event: DaemonEvent<Fix>) -> String {
+    static func of(_ event: DaemonEvent) -> String {
         switch event {
         case .started(let start): start.carriedOn == nil ? "the daemon started" : "the daemon started, carrying on with its session"
         case .timerFired(.session, _): "a keep-alive or retry fell due"
