@@ -88,7 +88,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         }
     }
 
-    private static func makeHandle(_ configuration: ServerConfiguration, userAgent: String, base: ServerURL) throws(ClientConfigurationError)
+    static func makeHandle(_ configuration: ServerConfiguration, userAgent: String, base: ServerURL) throws(ClientConfigurationError)
         -> CurlEasy
     {
         let easy = CurlEasy()

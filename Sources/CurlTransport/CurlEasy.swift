@@ -82,6 +82,20 @@ public final class CurlEasy {
         _ = ccurl_getinfo_long(handle, item, &value)
         return value
     }
+
+    /// The address of the last connection (`CURLINFO_PRIMARY_IP`), when there was one.
+    public var primaryAddress: String? {
+        var text: UnsafeMutablePointer<CChar>?
+        guard ccurl_getinfo_string(handle, CURLINFO_PRIMARY_IP, &text) == CURLE_OK, let text, text.pointee != 0 else { return nil }
+        return String(cString: text)
+    }
+
+    /// libcurl's version and its TLS library (`libcurl 7.88.1, OpenSSL/3.0.15`).
+    public static var version: String {
+        guard let info = ccurl_version_info() else { return "libcurl (unknown version)" }
+        let tls = info.pointee.ssl_version.map { String(cString: $0) } ?? "no TLS"
+        return "libcurl \(String(cString: info.pointee.version)), \(tls)"
+    }
 }
 
 /// libcurl's open-socket function for plain-http requests: a socket only

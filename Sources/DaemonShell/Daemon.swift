@@ -32,7 +32,7 @@ public final class Daemon {
     /// A system service: no keyring, no desktop session to end with.
     private let isSystemService: Bool
     private let desktop: any DesktopFace
-    private let makeSystemWatch: (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?
+    private let makeSystemWatch: (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?
     private var systemWatch: (any SystemWatching)?
     private let log: (String) -> Void
     private let process: ProcessHooks
@@ -90,7 +90,7 @@ public final class Daemon {
     /// (logind and NetworkManager; nil for none), each relay target's client, the journal's file.
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
          transport: (any CCTransport)?, desktop: any DesktopFace, isSystemService: Bool = false,
-         systemWatch: @escaping (@escaping (SessionEvent) -> Void) -> (any SystemWatching)?,
+         systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
@@ -139,7 +139,7 @@ public final class Daemon {
 
     private func begin() {
         if core.configuration != nil {
-            systemWatch = makeSystemWatch { [weak self] event in self?.handle(.system(event)) }
+            systemWatch = makeSystemWatch { [weak self] event in self?.handle(event) }
             systemWatch?.onDesktopSessionClosed = { [weak self] in self?.handle(.desktopSessionClosed) }
             systemWatch?.start()
         }
@@ -332,6 +332,8 @@ public final class Daemon {
         case .checkOutside:
             guard let outsideProbe else { return }
             outsideProbe.check { [weak self] report in self?.handle(.outsideChecked(report)) }
+            // NetworkManager's opinion, beside the probe's: a change arrives as `.networkConnectivity`.
+            systemWatch?.checkConnectivity()
         case .startLocationSource:
             locationSource = makeLocationSource()
             locationSource?.start()

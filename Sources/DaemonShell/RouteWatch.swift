@@ -17,7 +17,7 @@ final class RouteWatch {
     private let loop: any EventScheduler
     private let interface: String?
     private let log: (String) -> Void
-    private let onEvent: (SessionEvent) -> Void
+    private let onEvent: (DaemonEvent) -> Void
     private var descriptor: Int32 = -1
     private var watch: (any IOWatch)?
     private var settle: (any LoopTimer)?
@@ -25,7 +25,7 @@ final class RouteWatch {
     /// How long a burst may go on before the routes are read.
     static let quiet: Duration = .milliseconds(200)
 
-    init(loop: any EventScheduler, interface: String?, log: @escaping (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
+    init(loop: any EventScheduler, interface: String?, log: @escaping (String) -> Void, onEvent: @escaping (DaemonEvent) -> Void) {
         self.loop = loop
         self.interface = interface
         self.log = log
@@ -57,7 +57,7 @@ final class RouteWatch {
         log("following network changes through netlink (no NetworkManager)")
         let first = look()
         last = first
-        if !first.online { onEvent(.connectivity(online: false)) }
+        if let event = RouteRules.event(from: nil, to: first, interface: interface) { onEvent(event) }
     }
 
     func stop() {
@@ -82,7 +82,7 @@ final class RouteWatch {
         drain()
         watch?.update(.readable)
         let now = look()
-        if let event = RouteRules.event(from: last, to: now) { onEvent(event) }
+        if let event = RouteRules.event(from: last, to: now, interface: interface) { onEvent(event) }
         last = now
     }
 
@@ -153,10 +153,19 @@ enum RouteRules {
     /// What a change means: the bound link gone → no network; back → online
     /// (a fresh connection and a keep-alive at once); another default route
     /// while online → the same (the kept connection may be on the old path).
-    static func event(from old: Look?, to new: Look) -> SessionEvent? {
-        guard let old else { return new.online ? nil : .connectivity(online: false) }
-        if old.online != new.online { return .connectivity(online: new.online) }
-        if new.online && old.defaultRoutes != new.defaultRoutes && !new.defaultRoutes.isEmpty { return .connectivity(online: true) }
+    /// Each says which interface, for the timeline.
+    static func event(from old: Look?, to new: Look, interface: String?) -> DaemonEvent? {
+        let link = interface ?? "the bound interface"
+        guard let old else { return new.online ? nil : .network(online: false, why: "the network went down: \(link)'s link is down (netlink)") }
+        if old.online != new.online {
+            return new.online
+                ? .network(online: true, why: "\(link)'s link came back (netlink)")
+                : .network(online: false, why: "the network went down: \(link)'s link went down (netlink)")
+        }
+        if new.online && old.defaultRoutes != new.defaultRoutes && !new.defaultRoutes.isEmpty {
+            let via = new.defaultRoutes.map { $0.split(separator: " ").first.map(String.init) ?? $0 }
+            return .network(online: true, why: "the default route changed: via \(Array(Set(via)).sorted().joined(separator: ", ")) (netlink)")
+        }
         return nil
     }
 }

@@ -12,6 +12,9 @@ protocol SystemWatching: AnyObject {
     func start()
     /// Lets a pending suspend go ahead (the delay inhibitor is released).
     func releaseSleepLock()
+    /// Asks NetworkManager to check the way out now (`CheckConnectivity`);
+    /// what it finds arrives as `.networkConnectivity`. Nothing without NetworkManager.
+    func checkConnectivity()
     /// Called once when the logind session this daemon runs in closes (set before `start`).
     var onDesktopSessionClosed: (() -> Void)? { get set }
     /// Whether logind follows a session of this daemon's, and will say when it closes.
@@ -27,11 +30,14 @@ protocol SystemWatching: AnyObject {
 /// Confinement: used only on `loop`.
 final class SystemWatch: SystemWatching {
     private let loop: any EventScheduler
-    private let onEvent: (SessionEvent) -> Void
+    private let onEvent: (DaemonEvent) -> Void
     private let log: (String) -> Void
     private var bus: Connection?
     private var sleepLock: UnixFD?
     private var online: Bool?
+    /// Whether NetworkManager runs (its name has an owner).
+    private var networkManagerRuns = false
+    private var connectivity: NetworkConnectivity?
     var onDesktopSessionClosed: (() -> Void)?
     /// The logind session this daemon runs in, once logind named it.
     private var desktopSession: ObjectPath?
@@ -48,7 +54,7 @@ final class SystemWatch: SystemWatching {
     /// Without NetworkManager (or without a system bus), the routes and the link of `interface`, through netlink.
     private let routes: RouteWatch
 
-    init(loop: any EventScheduler, interface: String? = nil, log: @escaping (String) -> Void, onEvent: @escaping (SessionEvent) -> Void) {
+    init(loop: any EventScheduler, interface: String? = nil, log: @escaping (String) -> Void, onEvent: @escaping (DaemonEvent) -> Void) {
         self.loop = loop
         self.log = log
         self.onEvent = onEvent
@@ -71,10 +77,10 @@ final class SystemWatch: SystemWatching {
             [weak self] message in
             guard let self, let starting = try? message.argument(0, as: Bool.self) else { return }
             if starting {
-                self.onEvent(.sleeping)
+                self.onEvent(.system(.sleeping))
             } else {
                 self.takeSleepLock()
-                self.onEvent(.resumed)
+                self.onEvent(.system(.resumed))
             }
         }
         _ = bus.watchName(Self.logind) { [weak self] owner in
@@ -110,10 +116,12 @@ final class SystemWatch: SystemWatching {
         }
         _ = bus.watchName(Self.networkManager) { [weak self] owner in
             guard let self else { return }
+            self.networkManagerRuns = owner != nil
             guard owner != nil else {
                 // Without NetworkManager the routes say whether the network is there.
-                if self.online == false { self.onEvent(.connectivity(online: true)) }
+                if self.online == false { self.onEvent(.network(online: true, why: "NetworkManager stopped; the routes say the network is there")) }
                 self.online = nil
+                self.connectivity = nil
                 self.routes.start()
                 return
             }
@@ -176,13 +184,28 @@ final class SystemWatch: SystemWatching {
         }
     }
 
+    func checkConnectivity() {
+        guard let bus, networkManagerRuns else { return }
+        bus.call(.methodCall(destination: Self.networkManager, path: Self.networkManagerPath, interface: Self.networkManager,
+                             member: "CheckConnectivity")) { [weak self] result in
+            guard let said = (try? result.get().argument(0, as: UInt32.self)).flatMap(NetworkConnectivity.init(rawValue:)) else { return }
+            self?.networkConnectivity(said)
+        }
+    }
+
     private func networkProperties(_ properties: [String: Variant]) {
         if let state = properties["State"]?.get(UInt32.self) { networkState(state) }
-        // PORTAL (2) or LIMITED (3): the campus gate may have closed; keep-alive at once.
-        if let connectivity = properties["Connectivity"]?.get(UInt32.self), connectivity == 2 || connectivity == 3,
-            online != false
-        {
-            onEvent(.connectivity(online: true))
+        if let said = properties["Connectivity"]?.get(UInt32.self).flatMap(NetworkConnectivity.init(rawValue:)) { networkConnectivity(said) }
+    }
+
+    private func networkConnectivity(_ said: NetworkConnectivity) {
+        guard said != connectivity else { return }
+        let first = connectivity == nil
+        connectivity = said
+        onEvent(.networkConnectivity(said))
+        // PORTAL or LIMITED after something better: the campus gate may have closed; keep-alive at once.
+        if !first, said == .portal || said == .limited, online != false {
+            onEvent(.network(online: true, why: "NetworkManager says \(said.name)"))
         }
     }
 
@@ -193,6 +216,7 @@ final class SystemWatch: SystemWatching {
         let first = online == nil
         online = nowOnline
         if first && nowOnline { return }
-        onEvent(.connectivity(online: nowOnline))
+        onEvent(.network(online: nowOnline, why: nowOnline ? "NetworkManager connected (state \(state))"
+                            : "the network went down: NetworkManager disconnected (state \(state))"))
     }
 }

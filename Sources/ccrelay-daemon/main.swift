@@ -162,6 +162,7 @@ func runDaemon(_ given: [String]) -> Never {
     case 3 where arguments[0] == "--try" && arguments[1] == "--config": tryLogin(arguments[2], bundlePasswordOnStdin: false)
     case 4 where arguments[0] == "--try" && arguments[1] == "--config" && arguments[3] == "--p12-password-stdin":
         tryLogin(arguments[2], bundlePasswordOnStdin: true)
+    case 3 where arguments[0] == "--diagnose" && arguments[1] == "--config": Diagnose.run(arguments[2])
     case 3...4 where arguments[0] == "--relay-test" && arguments[1] == "--config":
         relayTest(arguments[2], target: arguments.count == 4 ? arguments[3] : nil)
     default:

@@ -22,11 +22,14 @@ enum DoctorCommand {
         Usage: ccrelay doctor [--config PATH] [--json]
 
         Prints a report to paste into a bug report or a question to campus IT:
-        ccrelay's version, the system, the configuration check, what the daemon
-        sees (state, outside access, the last error), the notification server,
-        the tray, the dock, the keyring, NetworkManager and the alert journal.
-        Each line says ok, warn or fail, with the fix for a fail. Your home folder,
-        user name, account and address are left out. It changes nothing.
+        ccrelay's version, the system and libcurl, the configuration check, the
+        certificate's expiry, the campus server over IPv4 and IPv6 (name, TCP,
+        TLS, the client certificate: no login), the outside probe, what the
+        daemon sees (state, outside access, the last error), the notification
+        server, the tray, the dock, the keyring, NetworkManager, the alert
+        journal and the last 20 timeline entries. Each line says ok, warn or
+        fail, with the fix for a fail. Your home folder, user name, account and
+        addresses are left out. It changes nothing.
 
         Options:
           --config PATH  check this configuration instead of the usual one
@@ -54,10 +57,12 @@ enum DoctorCommand {
             ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
         var report = Report(secrets: secrets(in: path))
         system(&report)
-        configuration(path, &report)
+        if configuration(path, &report) { network(path, &report) }
         await daemon(&report)
         await desktop(&report)
+        await networkManager(&report)
         journal(&report)
+        timeline(&report)
         if parsed.has("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -104,26 +109,47 @@ enum DoctorCommand {
         return secrets.sorted { $0.count > $1.count }
     }
 
-    /// IPv4 addresses as their first two parts (`10.20.x.x`): enough to tell a campus range, not a machine.
+    /// IPv4 addresses as their first two parts (`10.20.x.x`) and IPv6
+    /// addresses as their first two groups (`2001:da8:…`, loopback kept):
+    /// enough to tell a campus range, not a machine.
     static func cutAddresses(_ text: String) -> String {
-        var out = ""
-        var token = ""
-        func flush() {
-            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-            if parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }) {
-                out += "\(parts[0]).\(parts[1]).x.x"
-            } else {
-                out += token
-            }
-            token = ""
+        cutIPv6(cutIPv4(text))
+    }
+
+    private static func cutIPv6(_ text: String) -> String {
+        replacingRuns(in: text, of: { $0.isHexDigit || $0 == ":" }) { token in
+            // "ADDRESS:" ends a phrase: the colon is the sentence's, not the address's.
+            let colon = token.hasSuffix(":") && !token.hasSuffix("::")
+            let word = colon ? String(token.dropLast()) : token
+            let groups = word.split(separator: ":", omittingEmptySubsequences: false)
+            let isAddress = (word.contains("::") || groups.count == 8) && groups.count >= 3 && groups.count <= 8
+                && groups.allSatisfy { $0.count <= 4 } && word != "::1"
+            return (isAddress ? groups.prefix(2).joined(separator: ":") + ":…" : word) + (colon ? ":" : "")
         }
+    }
+
+    private static func cutIPv4(_ text: String) -> String {
+        replacingRuns(in: text, of: { $0.isNumber || $0 == "." }) { token in
+            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }) else { return token }
+            return "\(parts[0]).\(parts[1]).x.x"
+        }
+    }
+
+    /// `text` with each longest run of characters that `belongs` replaced by what `replace` makes of it.
+    private static func replacingRuns(in text: String, of belongs: (Character) -> Bool, _ replace: (String) -> String) -> String {
+        var out = ""
+        var run = ""
         for character in text {
-            if character.isNumber || character == "." { token.append(character) } else {
-                flush()
+            if belongs(character) {
+                run.append(character)
+            } else {
+                if !run.isEmpty { out += replace(run) }
+                run = ""
                 out.append(character)
             }
         }
-        flush()
+        if !run.isEmpty { out += replace(run) }
         return out
     }
 
@@ -147,12 +173,15 @@ enum DoctorCommand {
         report.add("desktop", "ok", "\(desktop[0]) (\(desktop[1]))")
     }
 
-    private static func configuration(_ path: String, _ report: inout Report) {
+    /// The configuration check's lines; whether the configuration can be used.
+    private static func configuration(_ path: String, _ report: inout Report) -> Bool {
         guard access(path, F_OK) == 0 else {
-            return report.add("configuration", "fail", "\(path) does not exist", fix: "ccrelay" + (CLI.systemService ? " --system" : "") + " setup")
+            report.add("configuration", "fail", "\(path) does not exist", fix: "ccrelay" + (CLI.systemService ? " --system" : "") + " setup")
+            return false
         }
         guard let program = helperProgram("ccrelay-daemon") else {
-            return report.add("configuration", "fail", "ccrelay-daemon is missing", fix: "reinstall ccrelay")
+            report.add("configuration", "fail", "ccrelay-daemon is missing", fix: "reinstall ccrelay")
+            return false
         }
         let (exit, output) = runChild(program, (CLI.systemService ? ["--system"] : []) + ["--check", "--config", path], output: .capture)
         let status = exit ?? -1
@@ -166,6 +195,47 @@ enum DoctorCommand {
             }
             if lines.isEmpty { report.add("configuration", "fail", "the check failed without a word (status \(status))") }
         }
+        return status == 0
+    }
+
+    /// libcurl, the certificate, the CC server over IPv4 and IPv6 and the
+    /// outside probe, from `ccrelay-daemon --diagnose` (the process with libcurl).
+    private static func network(_ path: String, _ report: inout Report) {
+        guard let program = helperProgram("ccrelay-daemon") else { return }
+        let (exit, output) = runChild(program, (CLI.systemService ? ["--system"] : []) + ["--diagnose", "--config", path], output: .capture)
+        var found = false
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 4, ["ok", "warn", "fail"].contains(fields[1]) else { continue }
+            report.add(fields[0], fields[1], fields[2], fix: fields[3].isEmpty ? nil : fields[3])
+            found = true
+        }
+        if !found { report.add("server", "fail", "the network check ended without a word (status \(exit ?? -1))", fix: "reinstall ccrelay") }
+    }
+
+    /// NetworkManager's state and its own connectivity check, when it runs.
+    private static func networkManager(_ report: inout Report) async {
+        guard let system = try? Connection(bus: .system, loop: DispatchScheduler(label: "ccrelay.doctor.system")) else {
+            return report.add("network", "warn", "no system bus: network changes and sleep are not followed")
+        }
+        defer { system.loop.sync { system.close() } }
+        let name = "org.freedesktop.NetworkManager"
+        guard ((try? await system.nameOwner(name)) ?? nil) != nil else {
+            return report.add("network", "ok", "no NetworkManager (network changes through netlink)")
+        }
+        func property(_ member: String) async -> UInt32? {
+            let reply = try? await system.call(.methodCall(
+                destination: name, path: "/org/freedesktop/NetworkManager", interface: "org.freedesktop.DBus.Properties", member: "Get",
+                body: [.string(name), .string(member)]))
+            return (try? reply?.argument(0, as: Variant.self))?.get(UInt32.self)
+        }
+        let state = await property("State") ?? 0
+        let connectivity = (await property("Connectivity")).flatMap(NetworkConnectivity.init(rawValue:)) ?? .unknown
+        let states: [UInt32: String] = [10: "asleep", 20: "disconnected", 30: "disconnecting", 40: "connecting", 50: "connected (local)",
+                                        60: "connected (site)", 70: "connected (global)"]
+        report.add("network", state >= 50 ? "ok" : "warn",
+                   "NetworkManager: \(states[state] ?? "state \(state)"), its own check says \(connectivity.name)",
+                   fix: state >= 50 ? nil : "connect to the campus network (nmcli device)")
     }
 
     private static func daemon(_ report: inout Report) async {
@@ -227,10 +297,16 @@ enum DoctorCommand {
         report.add("dock", "ok", await owned("com.canonical.Unity") ? "a dock shows the badge" : "no dock (com.canonical.Unity) shows the badge")
         let keyring = await owned("org.freedesktop.secrets")
         report.add("keyring", keyring ? "ok" : "warn", keyring ? "the Secret Service answers" : "no Secret Service: a password login cannot keep its password")
-        if let system = try? Connection(bus: .system, loop: DispatchScheduler(label: "ccrelay.doctor.system")) {
-            defer { system.loop.sync { system.close() } }
-            let manager = ((try? await system.nameOwner("org.freedesktop.NetworkManager")) ?? nil) != nil
-            report.add("network", "ok", manager ? "NetworkManager" : "no NetworkManager (network changes through netlink)")
+    }
+
+    /// The newest 20 changes of the timeline: why the session dropped, when it did.
+    private static func timeline(_ report: inout Report) {
+        guard access(JournalFile.path, F_OK) == 0,
+            let entries = try? JournalFile.open({ store throws(StoreError) in try store.timeline(since: 0) })
+        else { return }
+        for entry in entries.suffix(20) {
+            let what = entry.subject == .outside ? "outside " : ""
+            report.add("timeline", "ok", "\(TimeText.local(entry.at))  \(what)\(entry.from) → \(entry.to)  \(entry.cause)")
         }
     }
 

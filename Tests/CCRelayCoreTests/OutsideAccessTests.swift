@@ -73,4 +73,31 @@ import Testing
         #expect(off.sessionChanged(online: true, at: Self.start).isEmpty)
         #expect(off.ipv4 == .off && off.ipv6 == .off)
     }
+
+    @Test func networkManagersVerdictCallsForACheckWhenItChangesAndNamesAPortalTheProbeSawBlocked() {
+        var outside = OutsideAccess(enabled: true)
+        var now = Self.start
+        #expect(outside.networkManagerSaid(.full, at: now).isEmpty, "not online: nothing to check")
+        _ = outside.sessionChanged(online: true, at: now)
+        #expect(outside.networkManagerSaid(.portal, at: now).isEmpty, "a check runs already")
+        _ = outside.checked(Self.report(.limited), at: now)
+        #expect(outside.ipv4 == .portal, "NetworkManager saw the portal the probe's endpoints did not reach")
+        #expect(outside.answers.last == "NetworkManager: portal")
+        now = now + .seconds(5)
+        #expect(outside.networkManagerSaid(.portal, at: now).isEmpty, "the same word again is no news")
+        #expect(outside.networkManagerSaid(.full, at: now) == [.cancelTimer, .check], "a change while online: check now")
+        _ = outside.checked(Self.report(.ok), at: now)
+        #expect(outside.ipv4 == .ok && outside.answers.last == "NetworkManager: full")
+        #expect(outside.networkManagerSaid(.unknown, at: now).isEmpty, "NetworkManager not checking says nothing of the way out")
+        _ = outside.networkManagerSaid(.limited, at: now)
+        _ = outside.checked(Self.report(.ok), at: now)
+        #expect(outside.ipv4 == .ok, "the probe got out: NetworkManager's endpoints abroad may not")
+        var fresh = OutsideAccess(enabled: true)
+        _ = fresh.sessionChanged(online: true, at: now)
+        _ = fresh.checked(Self.report(.ok), at: now)
+        #expect(fresh.networkManagerSaid(.full, at: now).isEmpty, "its first word, full, changes nothing")
+        var off = OutsideAccess(enabled: false)
+        _ = off.sessionChanged(online: true, at: now)
+        #expect(off.networkManagerSaid(.portal, at: now).isEmpty, "[probe] mode = off: no checks at all")
+    }
 }

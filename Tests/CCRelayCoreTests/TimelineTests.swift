@@ -43,14 +43,14 @@ import Testing
             answer: .loggedOut(reason: .kicked, message: nil))))
         rig.send(.user(.login))
         rig.loggedIn()
-        rig.send(.system(.connectivity(online: false)))
+        rig.send(.network(online: false, why: "the network went down: wlan0's link went down (netlink)"))
         rig.send(.system(.sleeping))
         let recorded = rig.effects.compactMap { if case .timeline(let entry) = $0 { entry } else { nil } }
         let changes = recorded.map { "\($0.from)→\($0.to): \($0.cause)" }
         #expect(changes == [
             "offline→logging-in: the daemon started", "logging-in→online: login: granted",
             "online→logged-out: the server ended the session (kicked)", "logged-out→logging-in: the user asked to log in",
-            "logging-in→online: login: granted", "online→no-network: the network went down",
+            "logging-in→online: login: granted", "online→no-network: the network went down: wlan0's link went down (netlink)",
             "no-network→sleeping: the machine went to sleep",
         ], "\(changes)")
         // Outside access too, when its verdict changes (but for the ordinary arrival at ok).
@@ -60,6 +60,6 @@ import Testing
         fresh.send(.outsideChecked(OutsideReport(ipv4: FamilyCheck(verdict: .portal, answers: ["a: redirect (HTTP 302)"]), ipv6: FamilyCheck(verdict: .limited, answers: []))))
         let outside = fresh.effects.compactMap { if case .timeline(let entry) = $0, entry.subject == .outside { entry } else { nil } }
         #expect(outside.map { "\($0.from)→\($0.to)" } == ["unknown→portal"], "\(outside)")
-        #expect(outside.first?.cause == "an outside-access check (a: redirect (HTTP 302))")
+        #expect(outside.first?.cause == "an outside-access check (IPv4 a: redirect (HTTP 302))")
     }
 }

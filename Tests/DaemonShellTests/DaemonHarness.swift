@@ -201,7 +201,7 @@ final class ScriptedProbe: OutsideProbing {
 
 /// logind and NetworkManager as the test says.
 final class FakeSystemWatch: SystemWatching {
-    var onEvent: ((SessionEvent) -> Void)?
+    var onEvent: ((DaemonEvent) -> Void)?
     var onDesktopSessionClosed: (() -> Void)?
     /// Whether the test's logind "follows" the daemon's session.
     var followsDesktopSession = false
@@ -210,8 +210,11 @@ final class FakeSystemWatch: SystemWatching {
 
     func start() { started = true }
     func releaseSleepLock() { sleepLocksReleased += 1 }
+    /// How often the daemon asked NetworkManager to check the way out.
+    private(set) var connectivityChecksAsked = 0
+    func checkConnectivity() { connectivityChecksAsked += 1 }
 
-    func send(_ event: SessionEvent) { onEvent?(event) }
+    func send(_ event: DaemonEvent) { onEvent?(event) }
 }
 
 /// A desktop face that records posts, closes and announcements.

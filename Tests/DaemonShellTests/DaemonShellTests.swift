@@ -112,6 +112,26 @@ import TestSupport
         #expect(rig.daemon.status().outside == "ok")
     }
 
+    /// issue 25: each outside check asks NetworkManager's opinion too, and a
+    /// change of NetworkManager's verdict while online checks again.
+    @Test func eachCheckAsksNetworkManagerAndItsChangeChecksAgain() throws {
+        let rig = try DaemonHarness()
+        rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
+        rig.loop.runPending()
+        #expect(rig.probe.checks == 1 && rig.system.connectivityChecksAsked == 1, "the login's check asks NetworkManager too")
+        rig.probe.answer(.limited)
+        rig.loop.runPending()
+        rig.system.send(.networkConnectivity(.portal))
+        rig.loop.runPending()
+        #expect(rig.probe.checks == 2 && rig.system.connectivityChecksAsked == 2, "NetworkManager's new word: checked again")
+        rig.probe.answer(.limited)
+        rig.loop.runPending()
+        #expect(rig.daemon.status().outside == "portal", "the portal NetworkManager found names the way out")
+        rig.system.send(.networkConnectivity(.portal))
+        rig.loop.runPending()
+        #expect(rig.probe.checks == 2, "the same word: no check")
+    }
+
     @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
         let rig = try DaemonHarness()
         let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }
@@ -243,12 +263,12 @@ import TestSupport
         let rig = try DaemonHarness()
         #expect(rig.system.started)
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
-        rig.system.send(.connectivity(online: false))
+        rig.system.send(.network(online: false, why: "the network went down: eth0's link went down (netlink)"))
         #expect(rig.daemon.status().state == "no-network")
         rig.loop.advance(by: .seconds(150))
         #expect(rig.server.requests.count == 1, "no requests while the network is down")
         let drops = rig.server.drops
-        rig.system.send(.connectivity(online: true))
+        rig.system.send(.network(online: true, why: "eth0's link came back (netlink)"))
         #expect(rig.server.pending == .keepAlive(seq: 1), "a keep-alive at once when it returns")
         #expect(rig.server.drops == drops + 1, "on a fresh connection")
         rig.server.answer(ScriptedServer.accepted())
@@ -260,13 +280,13 @@ import TestSupport
         let rig = try DaemonHarness()
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
         rig.loop.advance(by: .seconds(50))
-        rig.system.send(.sleeping)
+        rig.system.send(.system(.sleeping))
         #expect(rig.server.pending == .keepAlive(seq: 1), "due within half an interval: sent before sleeping")
         #expect(rig.system.sleepLocksReleased == 0, "the inhibitor is held until it is answered")
         rig.server.answer(ScriptedServer.accepted())
         #expect(rig.system.sleepLocksReleased == 1)
         #expect(rig.daemon.status().state == "sleeping")
-        rig.system.send(.resumed)
+        rig.system.send(.system(.resumed))
         #expect(rig.server.pending == .keepAlive(seq: 2), "a keep-alive right after resume")
     }
 

@@ -26,18 +26,19 @@ import Testing
         let down = RouteRules.look(ipv4: Self.ipv4, ipv6: "", interface: "eth0", operstate: "down\n", flags: "0x1002\n")
         let tunnel = RouteRules.look(ipv4: "", ipv6: "", interface: "tun0", operstate: "unknown\n", flags: "0x10d1\n")
         #expect(up.online && !down.online && tunnel.online)
-        #expect(RouteRules.event(from: up, to: down) == .connectivity(online: false))
-        #expect(RouteRules.event(from: down, to: up) == .connectivity(online: true))
-        #expect(RouteRules.event(from: nil, to: down) == .connectivity(online: false), "said at start")
-        #expect(RouteRules.event(from: nil, to: up) == nil)
+        #expect(RouteRules.event(from: up, to: down, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link went down (netlink)"))
+        #expect(RouteRules.event(from: down, to: up, interface: "eth0") == .network(online: true, why: "eth0's link came back (netlink)"))
+        #expect(RouteRules.event(from: nil, to: down, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link is down (netlink)"),
+                "said at start")
+        #expect(RouteRules.event(from: nil, to: up, interface: "eth0") == nil)
     }
 
     @Test func aNewDefaultRouteCallsForAFreshConnectionAndNoRouteIsNotNoNetwork() {
         let none = RouteRules.look(ipv4: "", ipv6: "", interface: nil, operstate: nil, flags: nil)
         let one = RouteRules.look(ipv4: Self.ipv4, ipv6: "", interface: nil, operstate: nil, flags: nil)
         #expect(none.online, "a campus LAN may reach its server without a default route")
-        #expect(RouteRules.event(from: none, to: one) == .connectivity(online: true))
-        #expect(RouteRules.event(from: one, to: one) == nil, "an address added changes nothing")
-        #expect(RouteRules.event(from: one, to: none) == nil)
+        #expect(RouteRules.event(from: none, to: one, interface: nil) == .network(online: true, why: "the default route changed: via eth0 (netlink)"))
+        #expect(RouteRules.event(from: one, to: one, interface: nil) == nil, "an address added changes nothing")
+        #expect(RouteRules.event(from: one, to: none, interface: nil) == nil)
     }
 }

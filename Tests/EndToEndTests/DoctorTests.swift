@@ -27,6 +27,17 @@ import Testing
         #expect(daemon.contains("online") && daemon.contains("127.0.x.x"), "the address cut to its first two parts: \(daemon)")
         #expect(!result.standardOutput.contains("20231234"), "the account never shows")
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        // The network lines: libcurl, the certificate, the server over IPv4 without a login, the timeline.
+        func texts(_ area: String) -> [String] { report.filter { $0["area"] as? String == area }.compactMap { $0["text"] as? String } }
+        #expect(texts("libraries").first?.contains("libcurl") == true, "\(report)")
+        #expect(verdict("certificate") == "ok" && texts("certificate").first?.contains("expires") == true, "\(report)")
+        #expect(texts("server").contains { $0.hasPrefix("IPv4 127.0.x.x: name, TCP and TLS ok") }, "\(texts("server"))")
+        #expect(texts("timeline").contains { $0.contains("logging-in → online") }, "\(texts("timeline"))")
+        #expect(texts("outside").first?.contains("[probe] mode = off") == true, "\(report)")
+        let sessions = try rig.sim.sessions()
+        #expect(sessions.count == 1, "the doctor never logs in: \(sessions.count) sessions")
+        let token = try #require(sessions.first?["session"] as? String)
+        #expect(!result.standardOutput.contains(token), "the session token never shows")
         let human = try rig.cli(["doctor", "--config", config]).standardOutput
         #expect(human.contains("ok   daemon") && !human.contains("20231234"), "\(human)")
     }
@@ -48,5 +59,20 @@ import Testing
         #expect(report.contains { $0["area"] as? String == "session bus" }, "\(report)")
         #expect(report.allSatisfy { $0["verdict"] as? String != "fail" || $0["fix"] is String || $0["area"] as? String == "configuration" },
                 "every fail says its fix")
+    }
+
+    /// A server that refuses the student certificate in the handshake: the
+    /// server line fails with the reason and the fix; nothing logs in.
+    @Test func aServerThatRefusesTheCertificateIsAFailWithTheReasonAndTheFix() async throws {
+        let pki = TestPKI.shared
+        let server = try await TLSServerProcess(certificate: pki.serverCertificate, key: pki.serverKey, clientCA: pki.caCertificate)
+        let rig = try await DaemonRig(certificate: (pki.strangerCertificate, pki.strangerKey), serverURL: server.url)
+        let result = try rig.cli(["doctor", "--json", "--config", rig.configPath])
+        let report = findings(result.standardOutput)
+        let line = report.first { $0["area"] as? String == "server" && ($0["text"] as? String)?.hasPrefix("IPv4") == true }
+        #expect(line?["verdict"] as? String == "fail", "\(report)")
+        #expect((line?["text"] as? String)?.contains("refused your student certificate") == true, "\(report)")
+        #expect((line?["fix"] as? String)?.contains("ccrelay setup") == true, "\(report)")
+        #expect(result.status == 1)
     }
 }

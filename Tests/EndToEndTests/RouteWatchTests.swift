@@ -42,6 +42,9 @@ extension NetworkFaultTests {
         #expect(noticed < .seconds(2), "noticed after \(noticed)")
         try network.ip(["-n", network.client, "link", "set", network.clientInterface, "up"])
         #expect(await eventually(timeout: .seconds(20)) { (try? service.state()) == "online" }, "\(service.log)")
+        // The timeline says which link went down, and who saw it.
+        let timeline = try service.cli(["timeline"]).standardOutput
+        #expect(timeline.contains("online → no-network  the network went down: \(network.clientInterface)'s link went down (netlink)"), "\(timeline)")
 
         // A new default route: a keep-alive at once, on a fresh connection.
         func reports() -> Int { ((try? sim.sessions()) ?? []).flatMap { ($0["reports"] as? [[String: Any]]) ?? [] }.count }

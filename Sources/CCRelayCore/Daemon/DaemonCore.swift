@@ -106,6 +106,10 @@ public struct DaemonCore: Sendable {
         case .system(let event):
             guard configuration != nil else { break }
             session(event, now, &effects)
+        case .network(let online, _):
+            guard configuration != nil else { break }
+            session(.connectivity(online: online), now, &effects)
+        case .networkConnectivity(let said): apply(outside.networkManagerSaid(said, at: now), now, &effects)
         case .passwordMissing(let user, let place):
             let sentence =
                 switch place {
@@ -146,7 +150,7 @@ public struct DaemonCore: Sendable {
             apply(outside.checked(report, at: now), now, &effects)
             // Every change but the ordinary arrival (not yet known → ok) is worth a line.
             if outside.ipv4 != before && !(before == .unknown && outside.ipv4 == .ok) {
-                let answers = report.ipv4.answers.joined(separator: "; ")
+                let answers = outside.answers.filter { !$0.hasPrefix("IPv6 ") }.joined(separator: "; ")
                 effects.append(.timeline(TimelineEntry(at: 0, subject: .outside, from: before.rawValue, to: outside.ipv4.rawValue,
                                                        cause: "an outside-access check (\(answers))")))
             }

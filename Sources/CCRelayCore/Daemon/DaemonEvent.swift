@@ -6,8 +6,14 @@ public enum DaemonEvent: Sendable, Hashable {
     case started(DaemonStart)
     /// One of the core's timers fired; the sleep clock (CLOCK_BOOTTIME minus CLOCK_MONOTONIC) as it reads now.
     case timerFired(DaemonTimer, sleptSinceBoot: Duration)
-    /// logind or NetworkManager: `.sleeping`, `.resumed`, `.connectivity`.
+    /// logind: `.sleeping`, `.resumed` (the shell's network watchers say `.network`).
     case system(SessionEvent)
+    /// The network went down, came back or took another way out (the
+    /// session's `.connectivity`); `why` says what and who saw it, for the
+    /// timeline ("wlan0's link went down (netlink)").
+    case network(online: Bool, why: String)
+    /// NetworkManager's own check of the way out (its `Connectivity`).
+    case networkConnectivity(NetworkConnectivity)
     /// A password login found no password for `user` where it looked.
     case passwordMissing(user: String, place: PasswordPlace)
     case loginAnswered(LoginResult)

@@ -37,6 +37,8 @@ enum TimelineCause {
         case .system(.connectivity(online: false)): "the network went down"
         case .system(.connectivity(online: true)): "the network came back"
         case .system: "the system"
+        case .network(_, let why): why
+        case .networkConnectivity(let said): "NetworkManager says \(said.name)"
         case .passwordMissing: "no password for the login"
         case .loginAnswered(let result): "login: " + (result.problem.map { "\($0.code.rawValue)" } ?? "granted")
         case .keepAliveAnswered(let result): keepAlive(result)

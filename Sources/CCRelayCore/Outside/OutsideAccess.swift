@@ -102,6 +102,8 @@ public struct OutsideAccess: Sendable {
     public private(set) var checkedAt: Instant?
     /// Each endpoint's answer at the last check.
     public private(set) var answers: [String] = []
+    /// What NetworkManager's own check said last (nil: no NetworkManager, or it has not said).
+    public private(set) var networkManager: NetworkConnectivity?
     private let enabled: Bool
     private var online = false
     private var checking = false
@@ -141,6 +143,17 @@ public struct OutsideAccess: Sendable {
         return startCheck()
     }
 
+    /// NetworkManager's `Connectivity` is `said` (at start, after its own
+    /// check, or after the `CheckConnectivity` a check asked for). A change
+    /// while online calls for a check of the daemon's own: its endpoints are
+    /// domestic, NetworkManager's often are not.
+    public mutating func networkManagerSaid(_ said: NetworkConnectivity, at now: Instant) -> [OutsideEffect] {
+        let before = networkManager
+        networkManager = said
+        guard enabled, online, before != said, said != .unknown, before != nil || said != .full else { return [] }
+        return startCheck()
+    }
+
     /// A check's report came at `now`.
     public mutating func checked(_ report: OutsideReport, at now: Instant) -> [OutsideEffect] {
         guard enabled, checking else { return [] }
@@ -149,8 +162,12 @@ public struct OutsideAccess: Sendable {
         guard online else { return [] }
         ipv4 = report.ipv4.verdict
         ipv6 = report.ipv6.verdict
+        // NetworkManager found a portal where the probe's endpoints did not answer at all
+        // (a portal may swallow their names): the portal is the better word for the way out.
+        if networkManager == .portal && ipv4 == .limited { ipv4 = .portal }
         checkedAt = now
         answers = report.ipv4.answers.map { "IPv4 " + $0 } + report.ipv6.answers.map { "IPv6 " + $0 }
+            + (networkManager.map { ["NetworkManager: \($0.name)"] } ?? [])
         var effects: [OutsideEffect] = []
         if report.reachable {
             failedInARow = 0
