@@ -19,6 +19,8 @@ protocol ControlTarget: AnyObject {
     func showStatus(setupCommand: Bool)
     /// "Set up…": `ccrelay setup --edit` in a terminal, or the status bubble with the command.
     func setUp()
+    /// "Timeline…": `ccrelay timeline --since 7d` in a terminal, or the status bubble.
+    func showTimeline()
     /// Acknowledges one journaled alert (the tray menu lists the newest).
     func acknowledge(alert id: Int64)
     /// Stops the daemon, as SIGTERM does (the tray's Quit).

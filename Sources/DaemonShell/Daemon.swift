@@ -342,7 +342,9 @@ public final class Daemon {
         case .checkConfiguration: checkConfiguration()
         case .rememberSetupOffered: rememberSetupOffered()
         case .openSetup:
-            if !SetupLauncher.openTerminal(configurationPath: configurationPath, log: log) { handle(.user(.showStatus(setupCommand: true))) }
+            if !TerminalLauncher.setup(configurationPath: configurationPath, log: log) { handle(.user(.showStatus(setupCommand: true))) }
+        case .openTimeline:
+            if !TerminalLauncher.timeline(log: log) { handle(.user(.showStatus(setupCommand: false))) }
         case .restart: process.restart(log)
         case .end: stop { [process] in process.exit(0) }
         }
@@ -523,6 +525,7 @@ extension Daemon: ControlTarget {
     func requestLogout() { handle(.user(.logout)) }
     func showStatus(setupCommand: Bool) { handle(.user(.showStatus(setupCommand: setupCommand))) }
     func setUp() { handle(.user(.setUp)) }
+    func showTimeline() { handle(.user(.showTimeline)) }
     func acknowledge(alert id: Int64) { handle(.user(.acknowledge(alertID: id))) }
     func quit() { handle(.user(.quit)) }
     func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }

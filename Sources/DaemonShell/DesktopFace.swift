@@ -173,6 +173,7 @@ final class SessionBusFace: DesktopFace {
         case .clearBadge: _ = try? target.clearBadge()
         case .acknowledge(let id): target.acknowledge(alert: id)
         case .setUp: target.setUp()
+        case .showTimeline: target.showTimeline()
         case .quit:
             // After the host's call is answered: stopping closes the connection.
             let later = loop.makeTimer { [weak self] in self?.target?.quit() }

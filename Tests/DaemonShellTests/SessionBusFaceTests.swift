@@ -27,6 +27,7 @@ import TestSupport
         func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
         func showStatus(setupCommand: Bool) {}
         func setUp() {}
+        func showTimeline() {}
         func acknowledge(alert id: Int64) {}
         func quit() {}
     }

@@ -79,29 +79,18 @@ import Testing
     /// window closed at once), and the window waits for Enter; with no terminal, the status
     /// bubble says the command to run.
     @Test func setUpEditsTheConfigurationInATerminalOrTheBubbleSaysTheCommand() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-terminal-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A terminal that runs what follows -e without a screen, its words and output beside it.
-        try writeExecutable("""
-            #!/bin/sh
-            printf '%s\\n' "$@" > "\(folder)/arguments"
-            [ "$1" = -e ] && shift
-            exec "$@" > "\(folder)/output" 2>&1 < /dev/null
-            """, to: folder + "/x-terminal-emulator")
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let terminal = try FakeTerminal()
         // No user manager to enable a unit in: setup says so and goes on.
-        let rig = try await DaemonRig(extraEnvironment: ["PATH": folder + ":" + path, "XDG_RUNTIME_DIR": "/nonexistent"])
+        let rig = try await DaemonRig(extraEnvironment: ["PATH": terminal.path, "XDG_RUNTIME_DIR": "/nonexistent"])
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
         let watcher = try await RecordingWatcher(on: rig.bus)
         #expect(await eventually { watcher.service != nil }, "\(rig.log)")
         let service = try #require(watcher.service)
         let setUp = try #require(try await watcher.menu(of: service).entries.first { $0.1 == "Set up…" })
         try await watcher.click(setUp.0, of: service)
-        func output() -> String { (try? String(contentsOfFile: folder + "/output", encoding: .utf8)) ?? "" }
-        let ran = { (try? String(contentsOfFile: folder + "/arguments", encoding: .utf8)) ?? "(the terminal did not run)" }
+        let output = terminal.output
         #expect(await eventually(timeout: .seconds(30)) { output().contains("Press Enter to close this window.") },
-                "\(ran())\n\(output())\n\(rig.log)")
+                "\(terminal.arguments())\n\(output())\n\(rig.log)")
         #expect(output().contains("Wrote \(rig.configPath)."), "the current answers tried and written again: \(output())")
         #expect(!output().contains("exists"), "\(output())")
 
@@ -117,6 +106,29 @@ import Testing
         }, "\(alone.log)")
         rig.daemon.stop()
         alone.daemon.stop()
+    }
+
+    /// issue 25: the alerts in the menu link to the timeline that says why
+    /// they came: `ccrelay timeline` in the desktop's terminal.
+    @Test func theTimelineEntryShowsWhyTheSessionChangedInATerminal() async throws {
+        let terminal = try FakeTerminal()
+        let rig = try await DaemonRig(extraEnvironment: ["PATH": terminal.path])
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        try rig.sim.control("POST", "kick", ["message": "再见"])
+        let watcher = try await RecordingWatcher(on: rig.bus)
+        #expect(await eventually { watcher.service != nil }, "\(rig.log)")
+        let service = try #require(watcher.service)
+        var entry: (Int32, String, Bool)?
+        #expect(await eventually(timeout: .seconds(20)) {
+            entry = try? await watcher.menu(of: service).entries.first { $0.1 == "Why it happened (timeline)…" }
+            return entry != nil
+        }, "the kick's alert brings the entry: \(rig.log)")
+        try await watcher.click(try #require(entry).0, of: service)
+        let output = terminal.output
+        #expect(await eventually(timeout: .seconds(30)) { output().contains("Press Enter to close this window.") }, "\(output())\n\(rig.log)")
+        #expect(output().contains("online → logged-out  the server ended the session (kicked)"), "\(output())")
+        #expect(output().contains("1 drop: 1 the server ended the session (kicked)"), "\(output())")
+        rig.daemon.stop()
     }
 
     @Test func withoutAWatcherNothingBreaksAndQuitStopsTheDaemon() async throws {
@@ -196,4 +208,29 @@ private func registered(_ rig: DaemonRig) -> String {
         }
         try? FileManager.default.removeItem(atPath: folder)
     }
+}
+
+/// A terminal (`x-terminal-emulator` first in `path`) that runs what follows
+/// `-e` without a screen, its words and output kept beside it; removed when released.
+final class FakeTerminal: Sendable {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-terminal-\(UUID().uuidString)").path
+
+    init() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try writeExecutable("""
+            #!/bin/sh
+            printf '%s\\n' "$@" > "\(folder)/arguments"
+            [ "$1" = -e ] && shift
+            exec "$@" > "\(folder)/output" 2>&1 < /dev/null
+            """, to: folder + "/x-terminal-emulator")
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+
+    /// `PATH` with this terminal first.
+    var path: String { folder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin") }
+    /// What the command in it printed.
+    func output() -> String { (try? String(contentsOfFile: folder + "/output", encoding: .utf8)) ?? "" }
+    /// The words it was started with.
+    func arguments() -> String { (try? String(contentsOfFile: folder + "/arguments", encoding: .utf8)) ?? "(the terminal did not run)" }
 }

@@ -544,6 +544,7 @@ public struct DaemonCore: Sendable {
         case .acknowledge(let id): effects.append(.acknowledge(.seenAlert(id)))
         case .showStatus(let setupCommand): effects.append(.show(statusAlert(at: now, setupCommand: setupCommand)))
         case .setUp: effects.append(.openSetup)
+        case .showTimeline: effects.append(.openTimeline)
         case .quit: effects += [.log("quit from the tray"), .end]
         }
     }

@@ -45,6 +45,8 @@ public enum DaemonEffect: Sendable, Hashable {
     case rememberSetupOffered
     /// Open `ccrelay setup --edit` in a terminal (or, without one, the status bubble says the command).
     case openSetup
+    /// `ccrelay timeline` in a terminal (the status bubble without one).
+    case openTimeline
     /// Run this program anew (the same process), carrying on with the session.
     case restart
     /// Stop (logging out when configured to) and exit.

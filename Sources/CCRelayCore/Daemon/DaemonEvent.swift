@@ -72,6 +72,8 @@ public enum UserRequest: Sendable, Hashable {
     /// The status bubble; `setupCommand`: with the command that sets ccrelay up.
     case showStatus(setupCommand: Bool)
     case setUp
+    /// Why the session changed: the timeline, in a terminal.
+    case showTimeline
     case quit
 }
 

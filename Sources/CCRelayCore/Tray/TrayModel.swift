@@ -61,6 +61,8 @@ public enum TrayAction: Sendable, Hashable {
     /// Acknowledges the alert with this journal id.
     case acknowledge(Int64)
     case setUp
+    /// The timeline: why the session changed.
+    case showTimeline
     case quit
 }
 
@@ -114,7 +116,8 @@ public enum TrayModel {
     }
 
     /// The menu: the state, Log in / Log out, Clear badge (N), the newest
-    /// alerts (clicking one acknowledges it), Set up…, Quit.
+    /// alerts (clicking one acknowledges it) and the timeline that says why
+    /// they came, Set up…, Quit.
     public static func menu(_ facts: TrayFacts, localize: Localizer) -> [TrayMenuItem] {
         var items = [TrayMenuItem(id: 1, label: stateLine(facts, localize: localize), enabled: false), separator(2)]
         switch facts.state {
@@ -137,6 +140,7 @@ public enum TrayModel {
                     id: Int32(100 + index), label: (alert.unread ? "● " : "    ") + escapeMnemonic(title), enabled: alert.unread,
                     action: .acknowledge(alert.id)))
             }
+            items.append(TrayMenuItem(id: 9, label: localize("Why it happened (timeline)…"), action: .showTimeline))
         }
         items += [separator(6), TrayMenuItem(id: 7, label: localize("Set up…"), action: .setUp),
                   TrayMenuItem(id: 8, label: localize("Quit CC Relay"), action: .quit)]
