@@ -45,7 +45,7 @@ pot:
 	@for lang in $(LANGUAGES); do msgmerge --quiet --no-wrap --backup=none --update $(PO_DIR)/$$lang.po $(PO_DIR)/ccrelay.pot; done
 
 test: build deb dist
-	@# Every libFuzzer target briefly (5 x 8 s; `make fuzz` runs them long), then the tests.
+	@# Every libFuzzer target briefly (6 x 8 s; `make fuzz` runs them long), then the tests.
 	scripts/fuzz 8
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest
 	@# A test that starts a daemon ends it (or its bus's end does): none may be left.

@@ -78,6 +78,7 @@ if Context.environment["CCRELAY_FUZZ"] != nil {
         ("fuzz-session", ["CCRelayCore"]),
         ("fuzz-dbus-value", ["DBus", "CDBus"]),
         ("fuzz-restore", ["AlertJournal", "CCRelayCore"]),
+        ("fuzz-relay", ["CCRelayCore"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Tests/Fuzz/CFuzzerDriver"))
     for (name, dependencies) in fuzzTargets {

@@ -1,13 +1,14 @@
 #ifndef CCRELAY_COPENSSL_SHIM_H
 #define CCRELAY_COPENSSL_SHIM_H
-/* libcrypto, for facts about the student's certificate (expiry, subject)
-   and for opening PKCS#12 bundles. */
+/* libcrypto, for facts about the student's certificate (expiry, subject),
+   for opening PKCS#12 bundles, and HMAC-SHA256 for signed bot messages. */
 #include <openssl/bio.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/pkcs12.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <time.h>
 
 /* ASN1_TIME_diff against now, in whole days and seconds; 1 on success. */

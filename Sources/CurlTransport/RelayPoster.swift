@@ -8,15 +8,20 @@ public struct RelayAnswer: Sendable, Hashable {
     public var status: Int
     /// The start of its reply body, printable characters only.
     public var text: String
-    /// Why it does not count as delivered, or nil when it does (a 2xx answer).
+    /// Why it does not count as delivered, or nil when it does (a 2xx
+    /// answer; a push service's success code in it).
     public var failure: String?
+    /// A push service answered and said no in its own words (a 200 with an
+    /// error code): waiting does not change that.
+    public var refusedByService: Bool
 
     public var delivered: Bool { failure == nil }
 
-    public init(status: Int, text: String, failure: String?) {
+    public init(status: Int, text: String, failure: String?, refusedByService: Bool = false) {
         self.status = status
         self.text = text
         self.failure = failure
+        self.refusedByService = refusedByService
     }
 }
 
@@ -29,7 +34,8 @@ public protocol RelayTransport: AnyObject {
 /// A relay target's HTTP client: its own libcurl easy and multi handles on
 /// the daemon's loop, apart from the CC/1 client's, so a slow or hanging
 /// target never holds up a keep-alive. Strict TLS (verification on, TLS 1.2
-/// or newer, no redirects), no proxy (as for CC/1), the URL's own scheme only, every request bounded
+/// or newer, no redirects), no proxy (as for CC/1) but the target's own
+/// `proxy=`, the URL's own scheme only, every request bounded
 /// by `timeout`, at most 64 KiB of an answer read. The answer is judged by
 /// its status once its head has come; what is kept of its text has the
 /// request's own secrets taken out (`RelayRequest.redacting`).
@@ -66,6 +72,11 @@ public final class RelayPoster: RelayTransport {
             try easy.set(CURLOPT_URL, request.url, "the relay URL")
             // The CC/1 client's rules: straight to the target, whatever proxy the environment names.
             try easy.setStrictTransport(scheme: scheme, caFile: caFile, caFileName: "[relay] ca-file", userAgent: userAgent)
+            // The target's own proxy (Telegram from China), never the environment's.
+            if let proxy = request.proxy {
+                try easy.set(CURLOPT_PROXY, proxy, "the target's proxy")
+                try easy.set(CURLOPT_NOPROXY, "", "the target's proxy")
+            }
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, 10_000, "the connect timeout")
             try easy.set(CURLOPT_TIMEOUT_MS, max(Int(timeout.components.seconds) * 1000, 1), "the request timeout")
             try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
@@ -90,16 +101,20 @@ public final class RelayPoster: RelayTransport {
             let text = Self.printable(request.redacting(Self.text(response.bytes)))
             // A whole head is the target's answer: a 2xx is a delivery even
             // when its body is slow or endless (stopped at the limit), so
-            // the alert is never sent again for it.
-            let failure: String? =
-                if response.headComplete || code == CURLE_OK {
-                    (200..<300).contains(status) ? nil : "HTTP \(status)" + (text.isEmpty ? "" : ": " + text)
-                } else {
-                    request.redacting(easy.failureText(code))
-                }
+            // the alert is never sent again for it — unless a push service
+            // says no in it (judged on all of it that was read).
+            var failure: String?
+            var refused = false
+            if response.headComplete || code == CURLE_OK {
+                let judged = request.rule.judge(status: status, body: String(decoding: response.bytes, as: UTF8.self))
+                failure = judged.failure.map { Self.printable(request.redacting($0)) }
+                refused = judged.refused
+            } else {
+                failure = request.redacting(easy.failureText(code))
+            }
             // A failed transfer may leave the connection in any state: the next one starts afresh.
             if failure != nil { self?.multi = nil }
-            completion(RelayAnswer(status: status, text: text, failure: failure))
+            completion(RelayAnswer(status: status, text: text, failure: failure, refusedByService: refused))
         }
         if !started {
             curl_slist_free_all(headers)

@@ -116,7 +116,8 @@ final class AlertForwarder {
             kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
             host: host, late: late)
         let request = RelayMessage.request(
-            alert, to: lane.target, raisedAt: WallClock.localMinute(item.postedAt), localize: Localization.localizer)
+            alert, to: lane.target, raisedAt: WallClock.localMinute(item.postedAt), localize: Localization.localizer,
+            now: AlertStore.now, hmacSHA256: MessageSignature.hmacSHA256)
         lane.busy = true
         lane.transport.post(request) { [weak self, weak lane] answer in
             guard let self, let lane else { return }
@@ -173,7 +174,7 @@ final class AlertForwarder {
         lane.retry = retry
         lane.backingOff = true
         retry.arm(after: delay)
-        if Self.isRefusal(answer.status), refusing.insert(lane.target.name).inserted {
+        if Self.isRefusal(answer.status) || answer.refusedByService, refusing.insert(lane.target.name).inserted {
             onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
         }
     }

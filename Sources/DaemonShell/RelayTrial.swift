@@ -32,7 +32,8 @@ public enum RelayTrial {
                 body: AlertCatalogue.fill(Localization.localize("Alerts from %s will reach you here."), host),
                 urgency: .normal, postedAt: now, key: AlertStore.newKey(), host: host, late: false)
             let request = RelayMessage.request(
-                alert, to: target, raisedAt: WallClock.localMinute(now), localize: Localization.localizer)
+                alert, to: target, raisedAt: WallClock.localMinute(now), localize: Localization.localizer, now: now,
+                hmacSHA256: MessageSignature.hmacSHA256)
             let poster = RelayPoster(caFile: caFile, userAgent: "ccrelay/\(version)", loop: loop)
             posters.append(poster)
             poster.post(request) { answer in

@@ -52,7 +52,7 @@ func check(_ path: String, system: Bool) -> Never {
     guard let configuration = loaded.configuration else { exit(1) }
     if system && configuration.relayTargets.isEmpty {
         log("warning: \(path): no [relay] target: on a machine without a desktop nobody will hear about a logout "
-            + "(add ntfy = URL, gotify = URL or webhook = URL under [relay]; the system log has the alerts too)")
+            + "(add forward = URL — bark://, schan://, tgram://, … — or ntfy = URL, gotify = URL, webhook = URL under [relay]; the system log has the alerts too)")
     }
     let line = "\(path): ok\n"
     _ = line.withCString { write(1, $0, strlen($0)) }
@@ -112,7 +112,7 @@ func relayTest(_ path: String, target name: String?) -> Never {
     let targets = RelayTrial.targets(configuration, matching: name)
     guard !targets.isEmpty else {
         if configuration.relayTargets.isEmpty {
-            log("\(path) forwards alerts nowhere: add a [relay] group with ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))")
+            log("\(path) forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))")
             exit(1)
         }
         log("no [relay] target matches '\(name ?? "")'; configured: \(configuration.relayTargets.map(\.displayName).joined(separator: ", "))")
@@ -126,8 +126,17 @@ func relayTest(_ path: String, target name: String?) -> Never {
             report: { target, answer in
                 failed = failed || !answer.delivered
                 let said = answer.text.isEmpty ? "" : ": " + answer.text
-                let line = answer.delivered
-                    ? "\(target): delivered (HTTP \(answer.status))\(said)\n" : "\(target): not delivered: \(answer.failure ?? "")\n"
+                let line =
+                    if answer.delivered {
+                        "\(target): delivered (HTTP \(answer.status))\(said)\n"
+                    } else if answer.refusedByService || (400..<500).contains(answer.status) {
+                        // The service answered no, in its own words (a wrong key, the day's quota spent).
+                        "\(target): refused: \(answer.failure ?? "")\n"
+                    } else if answer.status == 0 {
+                        "\(target): unreachable: \(answer.failure ?? "")\n"
+                    } else {
+                        "\(target): not delivered: \(answer.failure ?? "")\n"
+                    }
                 _ = line.withCString { write(1, $0, strlen($0)) }
             },
             done: { exit(failed ? 1 : 0) })

@@ -18,7 +18,7 @@ enum SetupCommand {
         Usage: ccrelay setup [--server URL] [--certificate FILE] [--key FILE] [--ca-file FILE]
                              [--pinned-key PIN] [--interface IF] [--user ID --password-stdin]
                              [--p12-password-stdin] [--ntfy URL] [--gotify URL] [--webhook URL]
-                             [--yes] [--edit] [--force] [--no-autostart] [--config PATH]
+                             [--forward URL] [--yes] [--edit] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
         certificate and key, or a PKCS#12 bundle, whose password goes to the
@@ -43,8 +43,12 @@ enum SetupCommand {
           --password-stdin     read that password from standard input
           --ntfy URL           also forward alerts to this ntfy topic (server and topic)
           --gotify URL         … to this gotify application (…/message?token=APP_TOKEN)
-          --webhook URL        … to this webhook (a JSON POST); targets already in the
-                               configuration are kept, and each gets a test message
+          --webhook URL        … to this webhook (a JSON POST)
+          --forward URL        … to this push service: bark://KEY, schan://SENDKEY,
+                               pushplus://TOKEN, wecombot://KEY, dingtalk://TOKEN,
+                               feishu://HOOK_ID, tgram://BOT_TOKEN/CHAT_ID (see
+                               ccrelay(1)); targets already in the configuration are
+                               kept, and each gets a test message
           --p12-password-stdin  read the PKCS#12 bundle's password from standard input
                                 (its first line; the campus password, if any, follows);
                                 it is kept in the keyring, never in a file
@@ -70,7 +74,7 @@ enum SetupCommand {
     static let command = Subcommand(
         name: "setup", summary: localize("set ccrelay up: server, certificate, a test login, start at login"), usage: usage,
         flags: ["password-stdin", "yes", "edit", "force", "no-autostart", "p12-password-stdin"],
-        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook"],
+        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook", "forward"],
         values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,
                  "config": Subcommand.fileValue],
         run: run)
@@ -196,7 +200,7 @@ enum SetupCommand {
         }
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.
-        var relay = RelayTarget.Service.allCases.compactMap { service in parsed.values[service.rawValue].map { (service.rawValue, $0) } }
+        var relay = (RelayTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
         if serviceGroup != nil && asking && relay.isEmpty && current["relay"] == nil {
             Output.prompt(localize("Forward alerts to an ntfy topic (https://ntfy.sh/YOUR-TOPIC; empty: the system log only)") + ": ")
             let typed = (readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }

@@ -148,11 +148,18 @@ import Testing
         var hostile = alert()
         hostile.title = "a\"b\\c\u{0}\u{1F}\u{7F}\u{2028}</script>"
         hostile.body = String(repeating: "\r\n\t", count: 3)
-        for service in RelayTarget.Service.allCases {
+        for service in RelayTarget.Service.keyed {
             let url = service == .gotify ? "https://g.example/message?token=t" : "https://n.example/topic"
             let request = RelayMessage.request(hostile, to: try RelayTarget(service: service, url: url), raisedAt: "", localize: .english)
             let body = try json(request.body)
             #expect((body["title"] as? String) == hostile.title, "\(service)")
+        }
+        // The push services carry the title in their own fields, each still valid JSON.
+        for forward in ["bark://K", "schan://SCT1", "pushplus://T", "wecombot://K", "dingtalk://T?secret=S", "feishu://H?secret=S", "tgram://1:A/2"] {
+            let request = RelayMessage.request(hostile, to: try RelayTarget(forward: forward), raisedAt: "", localize: .english,
+                                               now: 1, hmacSHA256: { _, _ in [1, 2, 3] })
+            #expect(!(try json(request.body)).isEmpty, "\(forward): \(request.body)")
+            #expect(request.body.contains("\\u2028") && request.body.contains("\\u0000"), "\(forward): escaped")
         }
     }
 

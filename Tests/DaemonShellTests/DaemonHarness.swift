@@ -163,9 +163,10 @@ final class ScriptedRelay {
         var pending: Int { waiting.count }
 
         /// Answers the oldest waiting request: 200, or the failure given (with its HTTP status, 0 for none).
-        func answer(failure: String? = nil, status: Int = 0) {
+        func answer(failure: String? = nil, status: Int = 0, refusedByService: Bool = false) {
             guard !waiting.isEmpty else { return }
-            waiting.removeFirst()(RelayAnswer(status: failure == nil ? 200 : status, text: "{}", failure: failure))
+            waiting.removeFirst()(RelayAnswer(status: failure == nil ? 200 : status, text: "{}", failure: failure,
+                                              refusedByService: refusedByService))
         }
     }
 

@@ -170,6 +170,15 @@ import TestSupport
         #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .relayRefused }, "journaled like every alert")
     }
 
+    /// issue 26: a push service says no inside an HTTP 200 (ServerChan's spent quota): a refusal, in its words.
+    @Test func aPushServicesRefusalInAnHTTP200RaisesTheAlertInItsWords() throws {
+        let rig = try kicked()
+        rig.relay[.gotify].answer(failure: "ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)", status: 200, refusedByService: true)
+        let refused = rig.desktop.posted.filter { $0.kind == .relayRefused }
+        #expect(refused.count == 1 && refused.first?.body.contains("今日免费额度已用完") == true, "\(refused)")
+        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .relayRefused })
+    }
+
     @Test func onlyARefusalRaisesTheAlertNotATargetThatIsDownOrBusy() throws {
         let rig = try kicked()
         rig.relay[.ntfy].answer(failure: "Failed to connect")

@@ -55,3 +55,40 @@ import Testing
         #expect(timeline.contains("NetworkManager: portal"), "the timeline says who found the portal: \(timeline)")
     }
 }
+
+/// In `NetworkFaultTests`' serialized suite: the test network's names are one per process.
+extension NetworkFaultTests {
+    /// The way out is cut while the CC server still grants the session: the
+    /// check says `limited` with the kind of failure; the session stays online, no relogin.
+    @Test func aCutWayOutWhileTheSessionIsGrantedIsLimitedNotARelogin() async throws {
+        let network = try TestNetwork()
+        // The probe endpoint on an address of its own behind the server, reached through one route the test removes.
+        let probeAddress = "10.231.1.1"
+        try network.ip(["-n", network.server, "addr", "add", probeAddress + "/32", "dev", network.serverInterface])
+        try network.ip(["-n", network.client, "route", "add", probeAddress, "via", TestNetwork.serverAddress, "dev", network.clientInterface])
+        let probe = try OutsideProbeServer(address: probeAddress, launcher: network.inside(network.server))
+        let pki = TestPKI.shared
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-netns-\(UUID().uuidString).sock").path
+        let rig = try await DaemonRig(
+            extraConfig: "[server]\ninterface = \(network.clientInterface)\n[probe]\nmode = auto\nurls = http://\(probeAddress):\(probe.port)/generate_204",
+            simulator: ["--interval", "2", "--timeout", "12", "--tls-cert", pki.netServerCertificate, "--tls-key", pki.netServerKey],
+            busSocket: socket, serverURL: network.url, launcher: network.inside(network.client),
+            simulatorLauncher: network.inside(network.server)) { _ in }
+        try await network.forward(toLoopbackPort: Int(rig.sim.url.split(separator: ":").last!.filter(\.isNumber))!)
+        func status() -> [String: Any] {
+            let output = (try? rig.cli(["status", "--json"]).standardOutput) ?? ""
+            return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]) ?? [:]
+        }
+        #expect(await eventually(timeout: .seconds(30)) { status()["outside"] as? String == "ok" }, "\(status())\n\(rig.log)")
+        // Cut the way out; the link's going down and up (a network change) calls for a check.
+        try network.ip(["-n", network.client, "route", "del", probeAddress])
+        try network.ip(["-n", network.client, "link", "set", network.clientInterface, "down"])
+        #expect(await eventually(timeout: .seconds(30)) { status()["state"] as? String != "online" }, "\(rig.log)")
+        try network.ip(["-n", network.client, "link", "set", network.clientInterface, "up"])
+        #expect(await eventually(timeout: .seconds(40)) { status()["outside"] as? String == "limited" }, "\(status())\n\(rig.log)")
+        #expect(status()["state"] as? String == "online", "the session is the server's word")
+        #expect(try rig.sim.sessions().count == 1, "no relogin for a cut way out")
+        let timeline = try rig.cli(["timeline"]).standardOutput
+        #expect(timeline.contains("outside ok → limited") && timeline.contains("\(probeAddress): connect"), "\(timeline)")
+    }
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A loopback stand-in for the generate_204 endpoints ccrelay probes, and
-for what a campus puts in their way. Listens on 127.0.0.1 and [::1] (the
-same port), prints port=N, and answers by path:
+for what a campus puts in their way. Listens on 127.0.0.1 (or the IPv4
+address given as its argument) and [::1] (the same port), prints port=N,
+and answers by path:
 
   /generate_204   204, empty: outside access
   /204-body       204 with a Content-Length and a page (a portal that lies)
@@ -77,7 +78,7 @@ class Server6(Server4):
     address_family = socket.AF_INET6
 
 
-four = Server4(("127.0.0.1", 0), Handler)
+four = Server4((sys.argv[1] if len(sys.argv) > 1 else "127.0.0.1", 0), Handler)
 port = four.server_address[1]
 six = Server6(("::1", port), Handler)
 print(f"port={port}", flush=True)

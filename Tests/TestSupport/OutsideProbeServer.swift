@@ -7,10 +7,12 @@ public final class OutsideProbeServer: Sendable {
     private let process: ChildProcess
     public let port: Int
 
-    public init() throws {
+    /// IPv4 on `address` (127.0.0.1 unless given), in the network namespace `launcher` enters (none: this one).
+    public init(address: String? = nil, launcher: [String] = []) throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures").path
-        process = try ChildProcess("/usr/bin/python3", [fixtures + "/probe_server.py"])
+        let command = launcher + ["/usr/bin/python3", fixtures + "/probe_server.py"] + (address.map { [$0] } ?? [])
+        process = try ChildProcess(command[0], Array(command.dropFirst()))
         guard let line = process.readLine(), line.hasPrefix("port="), let port = Int(line.dropFirst(5)) else {
             throw TestSetupError("the probe server did not start")
         }

@@ -145,7 +145,7 @@ public enum ConfigurationParser {
             guard keys.contains(key) else {
                 let shownKey = key.contains("://") ? RelayURL.redacted(key) : key
                 var message = group == "relay"
-                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(RelayTarget.Service.allCases.map(\.rawValue).joined(separator: ", ")), kinds, ca-file)"
+                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(RelayTarget.Service.keyed.map(\.rawValue).joined(separator: ", ")), forward, kinds, ca-file)"
                     : "unknown key '\(shownKey)' in [\(group)] is ignored"
                 if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
                     message += "; did you mean '\(near)'?"
@@ -154,7 +154,7 @@ public enum ConfigurationParser {
                 continue
             }
             // Any number of relay targets, one per line.
-            let repeatable = group == "relay" && RelayTarget.Service(rawValue: key) != nil
+            let repeatable = group == "relay" && (key == "forward" || RelayTarget.Service.keyed.contains { $0.rawValue == key })
             if !repeatable, let previous = seen["\(group).\(key)"] {
                 warn(number, "'\(key)' is set again (first on line \(previous)); this value wins")
             }
@@ -178,7 +178,7 @@ public enum ConfigurationParser {
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
         "location": ["mode", "source"],
         "notifications": ["notices"],
-        "relay": RelayTarget.Service.allCases.map(\.rawValue) + ["kinds", "ca-file"],
+        "relay": RelayTarget.Service.keyed.map(\.rawValue) + ["forward", "kinds", "ca-file"],
         "probe": ["mode", "urls"],
     ]
 
@@ -263,11 +263,16 @@ public enum ConfigurationParser {
             guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
             c.relayCAFile = p
         case ("relay", _):
-            guard let service = RelayTarget.Service(rawValue: key) else { break }
             do throws(RelayTargetProblem) {
-                let target = try RelayTarget(service: service, url: value)
+                let target: RelayTarget
+                if key == "forward" {
+                    target = try RelayTarget(forward: value)
+                } else {
+                    guard let service = RelayTarget.Service(rawValue: key) else { break }
+                    target = try RelayTarget(service: service, url: value)
+                }
                 if c.relayTargets.contains(where: { $0.name == target.name }) {
-                    return "this \(key) target is already listed (the same server and path; its alerts would share one queue)"
+                    return "this \(target.service.rawValue) target is already listed (the same server and path or key; its alerts would share one queue)"
                 }
                 guard c.relayTargets.count < 16 else { return "at most 16 relay targets" }
                 c.relayTargets.append(target)

@@ -35,11 +35,21 @@ public struct RelayRequest: Sendable, Hashable {
     /// `Name: value` lines, without line breaks.
     public var headers: [String]
     public var body: String
+    /// The target's `proxy=` (nil: straight to it).
+    public var proxy: String?
+    /// How its answer says it took the message.
+    public var rule: RelayAnswerRule
+    /// Secrets the URL does not show as such (a device key in the body, a bot token in the path).
+    public var secretValues: [String]
 
-    public init(url: String, headers: [String], body: String) {
+    public init(url: String, headers: [String], body: String, proxy: String? = nil, rule: RelayAnswerRule = .status,
+                secretValues: [String] = []) {
         self.url = url
         self.headers = headers
         self.body = body
+        self.proxy = proxy
+        self.rule = rule
+        self.secretValues = secretValues
     }
 }
 
@@ -55,13 +65,18 @@ public enum RelayMessage {
 
     /// The request for `alert` to `target`. `raisedAt` is the alert's time as
     /// people read it (local time), for the late note; `localize` translates.
-    public static func request(_ alert: ForwardedAlert, to target: RelayTarget, raisedAt: String,
-                               localize: Localizer) -> RelayRequest {
+    /// DingTalk and Feishu sign with `hmacSHA256(key, message)` at `now`
+    /// (seconds since the epoch); without it a signing secret is not used.
+    public static func request(_ alert: ForwardedAlert, to target: RelayTarget, raisedAt: String, localize: Localizer,
+                               now: Double = 0, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])? = nil) -> RelayRequest {
         var message = alert.body
         if alert.late {
             message += "\n\n" + AlertCatalogue.fill(localize("Delayed: raised at %s on %s."), raisedAt, alert.host)
         }
         let headers = ["Content-Type: application/json", "Idempotency-Key: " + headerSafe(alert.key)]
+        if let push = target.push {
+            return PushMessages.request(alert, message: message, to: target, push: push, headers: headers, now: now, hmacSHA256: hmacSHA256)
+        }
         switch target.service {
         case .ntfy:
             let url = RelayURL(target.url)
@@ -72,14 +87,14 @@ public enum RelayMessage {
                 ("priority", String(ntfyPriority(alert.urgency))),
                 ("tags", JSONText.array([ntfyTag(alert), "ccrelay", alert.host].map(JSONText.string))),
             ])
-            return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body)
+            return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body, proxy: target.proxy)
         case .gotify:
             let body = JSONText.object([
                 ("title", JSONText.string(alert.title)), ("message", JSONText.string(message)),
                 ("priority", String(gotifyPriority(alert.urgency))),
                 ("extras", JSONText.object([("client::display", JSONText.object([("contentType", JSONText.string("text/plain"))]))])),
             ])
-            return RelayRequest(url: target.url, headers: headers, body: body)
+            return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
         case .webhook:
             let body = JSONText.object([
                 ("id", JSONText.string(alert.key)), ("kind", JSONText.string(alert.kind.rawValue)), ("title", JSONText.string(alert.title)),
@@ -87,7 +102,10 @@ public enum RelayMessage {
                 ("posted_at", String(Int64(alert.postedAt.isFinite ? max(0, min(alert.postedAt, 253_402_300_800)) : 0))),
                 ("host", JSONText.string(alert.host)), ("late", alert.late ? "true" : "false"),
             ])
-            return RelayRequest(url: target.url, headers: headers, body: body)
+            return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
+        case .bark, .serverchan, .pushplus, .wecom, .dingtalk, .feishu, .telegram:
+            // A push service always has its address (`init(forward:)` makes both).
+            return RelayRequest(url: target.url, headers: headers, body: "{}", proxy: target.proxy)
         }
     }
 
@@ -151,7 +169,15 @@ extension RelayRequest {
     /// credential headers. Each is at least 4 characters (shorter ones say
     /// nothing and would blot out ordinary words).
     public var secrets: [String] {
-        var found: [String] = []
+        var found: [String] = secretValues
+        // The proxy's user information (`socks5h://USER:PASS@HOST:PORT`).
+        if let proxy, let separator = proxy.firstRange(of: "://") {
+            let authority = proxy[separator.upperBound...].prefix { $0 != "/" }
+            if let at = authority.lastIndex(of: "@") {
+                let information = String(authority[..<at])
+                found += [information] + information.split(separator: ":").map(String.init)
+            }
+        }
         if let url = RelayURL(url) {
             if let at = url.authority.lastIndex(of: "@") {
                 let information = String(url.authority[..<at])

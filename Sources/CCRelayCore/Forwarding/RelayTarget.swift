@@ -1,16 +1,42 @@
 /// A place alerts are forwarded to, off the machine (`[relay]` in
-/// ccrelay.conf): a topic on an ntfy server, a gotify application, or a
-/// webhook that takes a JSON POST.
+/// ccrelay.conf): a topic on an ntfy server, a gotify application, a
+/// webhook that takes a JSON POST, or one of the push services Chinese
+/// students' phones listen to (`forward = bark://…`, see `init(forward:)`).
 public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// The publish API a target speaks.
     public enum Service: String, Sendable, Hashable, CaseIterable {
         case ntfy, gotify, webhook
+        case bark, serverchan, pushplus, wecom, dingtalk, feishu, telegram
+
+        /// The services with a `[relay]` key of their own (`ntfy = URL`); every one has `forward = URL`.
+        public static let keyed: [Service] = [.ntfy, .gotify, .webhook]
+
+        /// Its name as people know it.
+        public var title: String {
+            switch self {
+            case .ntfy: "ntfy"
+            case .gotify: "gotify"
+            case .webhook: "webhook"
+            case .bark: "Bark"
+            case .serverchan: "ServerChan"
+            case .pushplus: "PushPlus"
+            case .wecom: "WeCom"
+            case .dingtalk: "DingTalk"
+            case .feishu: "Feishu"
+            case .telegram: "Telegram"
+            }
+        }
     }
 
     public let service: Service
     /// As configured: it may hold a secret (gotify's `?token=`, a password
-    /// before `@`), so it is kept in the 0600 files and never shown or logged.
+    /// before `@`, a push service's key), so it is kept in the 0600 files and never shown or logged.
     public let url: String
+    /// A push service's address (nil for ntfy, gotify and a webhook).
+    public let push: PushAddress?
+    /// The proxy this target is reached through (`proxy=`: http or socks5h);
+    /// nil: straight, whatever the environment says.
+    public let proxy: String?
 
     /// Checks `url` for `service`; fails with what is wrong and how to write it.
     public init(service: Service, url: String) throws(RelayTargetProblem) {
@@ -31,9 +57,17 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
             }
         case .webhook:
             break
+        default:
+            throw RelayTargetProblem("\(service.title) is written as forward = URL (see ccrelay(1)), not \(service.rawValue) = URL")
         }
+        self.init(service: service, url: url, push: nil, proxy: nil)
+    }
+
+    init(service: Service, url: String, push: PushAddress?, proxy: String?) {
         self.service = service
         self.url = url
+        self.push = push
+        self.proxy = proxy
     }
 
     /// The outbox's name for the target: what stays the same when the user
@@ -42,6 +76,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// or a webhook's long path segments (tokens). Alerts queued for a target whose
     /// token was wrong go out once it is fixed; no secret is in the name.
     public var name: String {
+        if let push { return "\(service.rawValue) \(push.host) #\(push.fingerprint)" }
         guard let parsed = RelayURL(url) else { return service.rawValue + " " + RelayURL.redacted(url) }
         let host = RelayURL.host(of: parsed.authority).lowercased()
         let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
@@ -60,8 +95,12 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         return target.name
     }
 
-    /// For people and logs: the URL without its query or user information.
-    public var displayName: String { service.rawValue + " " + RelayURL.redacted(url) }
+    /// For people and logs: the URL without its query or user information
+    /// (a push service: its name, its server and a fingerprint of its key).
+    public var displayName: String {
+        if let push { return "\(service.title) \(push.host) #\(push.fingerprint)" }
+        return service.rawValue + " " + RelayURL.redacted(url)
+    }
 
     public var description: String { displayName }
 }

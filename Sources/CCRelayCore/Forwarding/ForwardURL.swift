@@ -1,0 +1,227 @@
+/// Where a push service takes messages, from a `forward = URL` line.
+public struct PushAddress: Sendable, Hashable {
+    /// The service's API: `https://host[:port]` (its public server, a
+    /// self-hosted Bark server, or `api=`).
+    public var base: String
+    /// The device key, SendKey, token, webhook key or hook id, or bot token: a secret.
+    public var key: String
+    /// Telegram's chat (a number, or `@channel`).
+    public var chat: String?
+    /// DingTalk's or Feishu's signing secret.
+    public var secret: String?
+
+    /// The server, as shown (`api.day.app`).
+    public var host: String { RelayURL(base)?.authority ?? base }
+
+    /// Eight hex digits that tell two keys apart without saying either (FNV-1a).
+    public var fingerprint: String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in (key + "/" + (chat ?? "")).utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}
+
+extension RelayTarget {
+    /// The schemes `forward =` takes, Apprise's names for them.
+    public static let forwardSchemes = ["bark", "schan", "pushplus", "wecombot", "dingtalk", "feishu", "tgram",
+                                        "ntfy", "ntfys", "gotify", "gotifys", "json", "jsons"]
+
+    /// One `[relay] forward = URL` line, Apprise-style, parsed here (no Apprise):
+    /// - `bark://[HOST[:PORT]/]DEVICE_KEY` (the public Bark server unless a host is given)
+    /// - `schan://SENDKEY` (ServerChan Turbo; a `sctp…` key is Server³)
+    /// - `pushplus://TOKEN`, `wecombot://KEY`
+    /// - `dingtalk://TOKEN[?secret=SECRET]`, `feishu://HOOK_ID[?secret=SECRET]` (signed)
+    /// - `tgram://BOT_TOKEN/CHAT_ID`
+    /// - `ntfys://HOST/TOPIC`, `gotifys://HOST[/PATH]/TOKEN`, `jsons://HOST/PATH`:
+    ///   the same targets as `ntfy =`, `gotify =` and `webhook =` (`ntfy://`,
+    ///   `gotify://` and `json://` are plain http, to a loopback address only).
+    /// Each may add `proxy=http://HOST:PORT` or `proxy=socks5h://HOST:PORT`
+    /// (Telegram needs one from China), and the push services `api=https://HOST[:PORT]`
+    /// in place of the service's own server (a mirror, or a test's recorder).
+    public init(forward text: String) throws(RelayTargetProblem) {
+        let parsed = try ForwardURL(text)
+        let proxy = try parsed.options["proxy"].map { proxy throws(RelayTargetProblem) in try Self.checkedProxy(proxy) }
+        func allow(_ names: Set<String>) throws(RelayTargetProblem) {
+            if let unknown = parsed.options.keys.sorted().first(where: { !names.contains($0) }) {
+                throw RelayTargetProblem("\(parsed.scheme):// does not take '\(unknown)=' (it takes: \(names.sorted().joined(separator: ", ")))")
+            }
+        }
+        func single(_ what: String, example: String) throws(RelayTargetProblem) -> String {
+            guard parsed.segments.count == 1, let key = parsed.segments.first, Self.isKey(key) else {
+                throw RelayTargetProblem("\(parsed.scheme):// needs \(what), such as \(example)")
+            }
+            return key
+        }
+        func base(_ standard: String) throws(RelayTargetProblem) -> String {
+            guard let api = parsed.options["api"] else { return standard }
+            guard let url = RelayURL(api), url.path.isEmpty || url.path == "/", url.query == nil, !url.authority.contains("@") else {
+                throw RelayTargetProblem("api= must be https://HOST[:PORT] (plain http only to a loopback address), got '\(RelayURL.redacted(api))'")
+            }
+            return url.scheme + "://" + url.authority
+        }
+        let service: Service
+        let push: PushAddress
+        switch parsed.scheme {
+        case "ntfy", "ntfys", "gotify", "gotifys", "json", "jsons":
+            try allow(["proxy"])
+            let secure = parsed.scheme.hasSuffix("s")
+            let scheme = secure ? "https://" : "http://"
+            let keyed: Service = parsed.scheme.hasPrefix("ntfy") ? .ntfy : parsed.scheme.hasPrefix("gotify") ? .gotify : .webhook
+            var url = scheme + parsed.segments.joined(separator: "/")
+            if keyed == .gotify {
+                guard parsed.segments.count >= 2, let token = parsed.segments.last else {
+                    throw RelayTargetProblem("\(parsed.scheme):// needs the server and the application token, such as gotifys://gotify.campus.example/APP_TOKEN")
+                }
+                url = scheme + parsed.segments.dropLast().joined(separator: "/") + "/message?token=" + token
+            }
+            let target = try RelayTarget(service: keyed, url: url)
+            self.init(service: keyed, url: target.url, push: nil, proxy: proxy)
+            return
+        case "bark":
+            try allow(["proxy", "api"])
+            guard (1...2).contains(parsed.segments.count), let key = parsed.segments.last, Self.isKey(key) else {
+                throw RelayTargetProblem("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or bark://bark.campus.example/DEVICE_KEY")
+            }
+            var server = "https://api.day.app"
+            if parsed.segments.count == 2 {
+                guard let url = RelayURL("https://" + parsed.segments[0]), !url.authority.contains("@") else {
+                    throw RelayTargetProblem("bark:// names its server as HOST[:PORT], got '\(parsed.segments[0])'")
+                }
+                server = "https://" + url.authority
+            }
+            service = .bark
+            push = PushAddress(base: try base(server), key: key)
+        case "schan":
+            try allow(["proxy", "api"])
+            let key = try single("the SendKey from sct.ftqq.com", example: "schan://SCT123456TxxxxxxxxxxxxxxxxxxxX")
+            // Server³ keys are sctp{uid}t…; their server is {uid}.push.ft07.com.
+            let lower = key.lowercased()
+            let uid = lower.hasPrefix("sctp") ? lower.dropFirst(4).prefix { $0.isNumber } : ""
+            service = .serverchan
+            push = PushAddress(base: try base(uid.isEmpty ? "https://sctapi.ftqq.com" : "https://\(uid).push.ft07.com"), key: key)
+        case "pushplus":
+            try allow(["proxy", "api"])
+            service = .pushplus
+            push = PushAddress(base: try base("https://www.pushplus.plus"),
+                               key: try single("the token from pushplus.plus", example: "pushplus://TOKEN"))
+        case "wecombot":
+            try allow(["proxy", "api"])
+            service = .wecom
+            push = PushAddress(base: try base("https://qyapi.weixin.qq.com"),
+                               key: try single("the group bot's key (the key= of its webhook address)", example: "wecombot://KEY"))
+        case "dingtalk", "feishu":
+            try allow(["proxy", "api", "secret"])
+            let dingtalk = parsed.scheme == "dingtalk"
+            let key = try single(dingtalk ? "the robot's access_token" : "the bot's hook id (the end of its webhook address)",
+                                 example: dingtalk ? "dingtalk://TOKEN?secret=SEC…" : "feishu://HOOK_ID?secret=SECRET")
+            if let secret = parsed.options["secret"], secret.isEmpty || secret.utf8.count > 256 {
+                throw RelayTargetProblem("secret= must be the robot's signing secret (1-256 characters)")
+            }
+            service = dingtalk ? .dingtalk : .feishu
+            push = PushAddress(base: try base(dingtalk ? "https://oapi.dingtalk.com" : "https://open.feishu.cn"), key: key,
+                               secret: parsed.options["secret"])
+        case "tgram":
+            try allow(["proxy", "api"])
+            guard parsed.segments.count == 2, Self.isBotToken(parsed.segments[0]), Self.isChat(parsed.segments[1]) else {
+                throw RelayTargetProblem("tgram:// needs the bot token from @BotFather and the chat, such as tgram://123456789:AAH…/987654321 (a chat id, or @channel)")
+            }
+            service = .telegram
+            push = PushAddress(base: try base("https://api.telegram.org"), key: parsed.segments[0], chat: parsed.segments[1])
+        default:
+            var message = "unknown forward scheme '\(parsed.scheme)://' (known: \(Self.forwardSchemes.map { $0 + "://" }.joined(separator: ", ")))"
+            if let near = Self.forwardSchemes.min(by: { editDistance($0, parsed.scheme) < editDistance($1, parsed.scheme) }),
+                editDistance(near, parsed.scheme) <= 2
+            {
+                message += "; did you mean '\(near)://'?"
+            }
+            throw RelayTargetProblem(message)
+        }
+        self.init(service: service, url: text, push: push, proxy: proxy)
+    }
+
+    /// A key, token or id: 1-200 of letters, digits, `-`, `_`, `.`.
+    static func isKey(_ text: String) -> Bool {
+        (1...200).contains(text.count) && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "-_.".unicodeScalars.contains($0)
+        }
+    }
+
+    /// `123456789:AAH…`: digits, a colon, then a key.
+    static func isBotToken(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        return parts.count == 2 && (1...20).contains(parts[0].count) && parts[0].allSatisfy(\.isASCII) && parts[0].allSatisfy(\.isNumber)
+            && isKey(String(parts[1]))
+    }
+
+    /// A chat id (`-100123`, `987654321`) or a public channel (`@name`).
+    static func isChat(_ text: String) -> Bool {
+        if text.hasPrefix("@") { return isKey(String(text.dropFirst())) }
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        return (1...20).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// `http://HOST:PORT` or `socks5h://[USER:PASS@]HOST:PORT`.
+    static func checkedProxy(_ text: String) throws(RelayTargetProblem) -> String {
+        let problem = RelayTargetProblem("proxy= must be http://HOST:PORT or socks5h://HOST:PORT, got '\(RelayURL.redacted(text))'")
+        guard let separator = text.firstRange(of: "://"), ["http", "socks5h"].contains(text[..<separator.lowerBound].lowercased()) else {
+            throw problem
+        }
+        let authority = String(text[separator.upperBound...].prefix { $0 != "/" })
+        let host = RelayURL.host(of: authority)
+        guard !host.isEmpty, text.utf8.count <= 500, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }),
+            RelayURL.hasValidPort(authority, host: host), text[separator.upperBound...].dropFirst(authority.count).allSatisfy({ $0 == "/" })
+        else { throw problem }
+        return text
+    }
+}
+
+/// `SCHEME://SEGMENT/SEGMENT?name=value&…` as `forward =` writes it: the
+/// segments are not a host and a path (a Telegram bot token has a colon),
+/// the query values are percent-decoded. At most 2,000 bytes, no spaces,
+/// control characters or fragment.
+struct ForwardURL {
+    var scheme: String
+    var segments: [String]
+    var options: [String: String]
+
+    init(_ text: String) throws(RelayTargetProblem) {
+        guard text.utf8.count <= 2000, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }), !text.contains("#"),
+            let separator = text.firstRange(of: "://")
+        else {
+            throw RelayTargetProblem("forward needs one URL without spaces, such as bark://DEVICE_KEY or tgram://BOT_TOKEN/CHAT_ID, got '\(RelayURL.redacted(text))'")
+        }
+        scheme = String(text[..<separator.lowerBound]).lowercased()
+        let rest = text[separator.upperBound...]
+        let question = rest.firstIndex(of: "?") ?? rest.endIndex
+        segments = rest[..<question].split(separator: "/").map(String.init)
+        options = [:]
+        guard question < rest.endIndex else { return }
+        for item in rest[rest.index(after: question)...].split(separator: "&") {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(pair[0]).lowercased()
+            guard pair.count == 2, let value = Self.percentDecoded(String(pair[1])), options[name] == nil else {
+                throw RelayTargetProblem("'\(name)' in the URL's options must be name=value, once")
+            }
+            options[name] = value
+        }
+    }
+
+    static func percentDecoded(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            else { return nil }
+            bytes.append(value)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+}

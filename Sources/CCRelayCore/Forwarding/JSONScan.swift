@@ -1,0 +1,152 @@
+/// The top-level members of a JSON object that hold a string, a number or
+/// a boolean — what a push service's answer says in `code`, `errcode`,
+/// `ok`, `msg` or `description` — read in the pure core (no Foundation).
+/// Nested objects and arrays are stepped over; anything that is not a JSON
+/// object gives nil. Bounded by its input (an answer is at most 64 KiB).
+enum JSONScan {
+    enum Scalar: Sendable, Hashable {
+        case string(String)
+        case number(String)
+        case bool(Bool)
+        case null
+    }
+
+    static func members(_ text: String) -> [String: Scalar]? {
+        var scanner = Scanner(Array(text.utf8))
+        return scanner.object()
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var at = 0
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func object() -> [String: Scalar]? {
+            skipSpace()
+            guard take(UInt8(ascii: "{")) else { return nil }
+            var members: [String: Scalar] = [:]
+            skipSpace()
+            if take(UInt8(ascii: "}")) { return members }
+            while true {
+                skipSpace()
+                guard let name = string() else { return nil }
+                skipSpace()
+                guard take(UInt8(ascii: ":")) else { return nil }
+                skipSpace()
+                guard let value = value() else { return nil }
+                if let value { members[name] = value }
+                skipSpace()
+                if take(UInt8(ascii: ",")) { continue }
+                return take(UInt8(ascii: "}")) ? members : nil
+            }
+        }
+
+        /// A scalar, `.some(nil)` for a nested object or array (stepped over), nil when malformed.
+        mutating func value() -> Scalar?? {
+            guard at < bytes.count else { return nil }
+            switch bytes[at] {
+            case UInt8(ascii: "\""): return string().map { .string($0) }
+            case UInt8(ascii: "{"), UInt8(ascii: "["): return stepOver() ? .some(nil) : nil
+            case UInt8(ascii: "t"): return word("true") ? .bool(true) : nil
+            case UInt8(ascii: "f"): return word("false") ? .bool(false) : nil
+            case UInt8(ascii: "n"): return word("null") ? .null : nil
+            default:
+                let start = at
+                while at < bytes.count, "-+.0123456789eE".utf8.contains(bytes[at]) { at += 1 }
+                return at > start ? .number(String(decoding: bytes[start..<at], as: UTF8.self)) : nil
+            }
+        }
+
+        /// Past a nested object or array, strings inside it respected.
+        mutating func stepOver() -> Bool {
+            var depth = 0
+            while at < bytes.count {
+                switch bytes[at] {
+                case UInt8(ascii: "\""):
+                    guard string() != nil else { return false }
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 {
+                        at += 1
+                        return true
+                    }
+                default: break
+                }
+                at += 1
+            }
+            return false
+        }
+
+        mutating func string() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            var scalars = String.UnicodeScalarView()
+            var plain: [UInt8] = []
+            func flush() {
+                scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
+                plain.removeAll()
+            }
+            while at < bytes.count {
+                let byte = bytes[at]
+                at += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    flush()
+                    return String(scalars)
+                case UInt8(ascii: "\\"):
+                    guard at < bytes.count else { return nil }
+                    let escaped = bytes[at]
+                    at += 1
+                    flush()
+                    switch escaped {
+                    case UInt8(ascii: "n"): scalars.append("\n")
+                    case UInt8(ascii: "t"): scalars.append("\t")
+                    case UInt8(ascii: "r"): scalars.append("\r")
+                    case UInt8(ascii: "b"), UInt8(ascii: "f"): scalars.append(" ")
+                    case UInt8(ascii: "u"):
+                        guard var value = hex4() else { return nil }
+                        // A surrogate pair: the second half follows as another \u.
+                        if (0xD800..<0xDC00).contains(value), at + 1 < bytes.count, bytes[at] == UInt8(ascii: "\\"),
+                            bytes[at + 1] == UInt8(ascii: "u")
+                        {
+                            at += 2
+                            guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
+                            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+                        }
+                        scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
+                    default: scalars.append(Unicode.Scalar(escaped))
+                    }
+                default: plain.append(byte)
+                }
+            }
+            return nil
+        }
+
+        mutating func hex4() -> UInt32? {
+            guard at + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            at += 4
+            return value
+        }
+
+        mutating func word(_ text: String) -> Bool {
+            let word = Array(text.utf8)
+            guard at + word.count <= bytes.count, Array(bytes[at..<at + word.count]) == word else { return false }
+            at += word.count
+            return true
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard at < bytes.count, bytes[at] == byte else { return false }
+            at += 1
+            return true
+        }
+
+        mutating func skipSpace() {
+            while at < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[at]) { at += 1 }
+        }
+    }
+}

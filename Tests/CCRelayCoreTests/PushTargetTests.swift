@@ -1,0 +1,135 @@
+@testable import CCRelayCore
+import Testing
+
+/// `forward = URL` (issue 26): the push services' URLs parsed natively, the
+/// request each documents, and how each answer says yes or no.
+@Suite struct PushTargetTests {
+    static let alert = ForwardedAlert(
+        kind: .loggedOut, title: "Logged out of the campus network", body: "你已被管理员下线", urgency: .critical, postedAt: 1_780_000_000,
+        key: "k-1", host: "dorm-pc", late: false)
+
+    static func request(_ forward: String, _ alert: ForwardedAlert = alert) throws -> RelayRequest {
+        RelayMessage.request(alert, to: try RelayTarget(forward: forward), raisedAt: "09:00", localize: .english, now: 1_780_000_123.456,
+                             hmacSHA256: { key, message in Array((key + [0] + message).prefix(32)) })
+    }
+
+    @Test func eachSchemeNamesItsServiceServerAndKey() throws {
+        let cases: [(String, RelayTarget.Service, String, String)] = [
+            ("bark://BarkKey123", .bark, "https://api.day.app", "BarkKey123"),
+            ("bark://bark.campus.example:8443/BarkKey123", .bark, "https://bark.campus.example:8443", "BarkKey123"),
+            ("schan://SCT123456TabcdefABCDEF", .serverchan, "https://sctapi.ftqq.com", "SCT123456TabcdefABCDEF"),
+            ("schan://sctp1234tABCDEF", .serverchan, "https://1234.push.ft07.com", "sctp1234tABCDEF"),
+            ("pushplus://0123abcd", .pushplus, "https://www.pushplus.plus", "0123abcd"),
+            ("wecombot://693a91f6-7aaa-4bbb", .wecom, "https://qyapi.weixin.qq.com", "693a91f6-7aaa-4bbb"),
+            ("dingtalk://tok3n?secret=SEC123", .dingtalk, "https://oapi.dingtalk.com", "tok3n"),
+            ("feishu://hook-1?secret=s3", .feishu, "https://open.feishu.cn", "hook-1"),
+            ("tgram://123456789:AAH-bot_Token/-100987", .telegram, "https://api.telegram.org", "123456789:AAH-bot_Token"),
+            ("schan://SCT1?api=https://127.0.0.1:9443", .serverchan, "https://127.0.0.1:9443", "SCT1"),
+        ]
+        for (url, service, base, key) in cases {
+            let target = try RelayTarget(forward: url)
+            #expect(target.service == service && target.push?.base == base && target.push?.key == key, "\(url): \(target)")
+            #expect(!target.name.contains(key) && !target.displayName.contains(key), "no key in \(target.name)")
+        }
+        #expect(try RelayTarget(forward: "tgram://1:A/@campus_news").push?.chat == "@campus_news")
+        #expect(try RelayTarget(forward: "dingtalk://t?secret=a%2Bb").push?.secret == "a+b", "options are percent-decoded")
+        #expect(try RelayTarget(forward: "bark://K1").name != RelayTarget(forward: "bark://K2").name, "two devices, two queues")
+        let proxied = try RelayTarget(forward: "tgram://1:A/2?proxy=socks5h://127.0.0.1:1080")
+        #expect(proxied.proxy == "socks5h://127.0.0.1:1080")
+    }
+
+    @Test func ntfyGotifyAndJsonAreTheTargetsOfTheirOwnKeys() throws {
+        #expect(try RelayTarget(forward: "ntfys://ntfy.sh/ccrelay-1") == RelayTarget(service: .ntfy, url: "https://ntfy.sh/ccrelay-1"))
+        #expect(try RelayTarget(forward: "gotifys://g.example/AppToken").url == "https://g.example/message?token=AppToken")
+        #expect(try RelayTarget(forward: "jsons://hooks.example/in").url == "https://hooks.example/in")
+        #expect(try RelayTarget(forward: "ntfy://127.0.0.1:8080/topic").url == "http://127.0.0.1:8080/topic", "plain http to loopback")
+        #expect(throws: RelayTargetProblem.self, "plain http elsewhere") { try RelayTarget(forward: "ntfy://ntfy.sh/topic") }
+    }
+
+    @Test func aWrongURLSaysWhatIsWrongAndHowToWriteIt() {
+        func problem(_ url: String) -> String {
+            do {
+                _ = try RelayTarget(forward: url)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(problem("barrk://K").contains("did you mean 'bark://'"))
+        #expect(problem("tgram://notatoken/1").contains("bot token from @BotFather"))
+        #expect(problem("tgram://1:A/chat").contains("chat"))
+        #expect(problem("bark://K?proxy=ftp://p:1").contains("proxy= must be http://HOST:PORT or socks5h://HOST:PORT"))
+        #expect(problem("bark://K?token=x").contains("does not take 'token='"))
+        #expect(problem("schan://A/B").contains("SendKey"))
+        #expect(problem("bark://K?api=http://api.day.app").contains("api= must be https://"))
+        #expect(problem("bark://K?api=https://x.example/path").contains("api= must be https://"))
+        #expect(problem("pushplus://has space").contains("without spaces"))
+        #expect(!problem("bark://SecretKey?token=x").contains("SecretKey"), "the problem never shows the key")
+    }
+
+    @Test func eachServiceGetsTheRequestItDocuments() throws {
+        let bark = try Self.request("bark://BarkKey123")
+        #expect(bark.url == "https://api.day.app/push" && bark.rule == .code(service: "Bark", fields: ["code"], success: 200, words: ["message"]))
+        #expect(bark.body.contains("\"device_key\":\"BarkKey123\"") && bark.body.contains("\"level\":\"critical\"")
+            && bark.body.contains("\"group\":\"ccrelay\""))
+        var failing = Self.alert
+        failing.urgency = .normal
+        #expect(try Self.request("bark://K", failing).body.contains("\"level\":\"timeSensitive\""))
+        failing.urgency = .low
+        #expect(try Self.request("bark://K", failing).body.contains("\"level\":\"passive\""))
+        #expect(try Self.request("tgram://1:A/2", failing).body.contains("\"disable_notification\":true"), "low urgency is silent")
+        var long = Self.alert
+        long.body = String(repeating: "断", count: 5000)
+        #expect(try Self.request("bark://K", long).body.utf8.count < 4096, "Bark's payload limit")
+        #expect(try Self.request("schan://SCT1").url == "https://sctapi.ftqq.com/SCT1.send")
+        #expect(try Self.request("schan://sctp77tXY").url == "https://77.push.ft07.com/send/sctp77tXY.send")
+        #expect(try Self.request("wecombot://K-1").url == "https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=K-1")
+        #expect(try Self.request("tgram://1:A/2").url == "https://api.telegram.org/bot1:A/sendMessage")
+        let dingtalk = try Self.request("dingtalk://tok?secret=S")
+        #expect(dingtalk.url.hasPrefix("https://oapi.dingtalk.com/robot/send?access_token=tok&timestamp=1780000123456&sign="), "\(dingtalk.url)")
+        #expect(try Self.request("dingtalk://tok").url == "https://oapi.dingtalk.com/robot/send?access_token=tok", "unsigned without a secret")
+        let feishu = try Self.request("feishu://h?secret=S")
+        #expect(feishu.body.contains("\"timestamp\":\"1780000123\"") && feishu.body.contains("\"sign\":"))
+        #expect(Set(dingtalk.secretValues) == ["tok", "S"], "the key and the secret are redacted from answers")
+        let signed = try Self.request("dingtalk://token1?secret=S")
+        #expect(signed.redacting("echo token1 and S-thing") == "echo … and S-thing", "secrets under 4 characters are not blotted")
+    }
+
+    @Test func aPushServicesAnswerIsJudgedOnItsCodeNotItsStatus() {
+        let serverchan = RelayAnswerRule.code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"])
+        #expect(serverchan.judge(status: 200, body: #"{"code":0,"message":"","data":{"pushid":"1"}}"#) == (nil, false))
+        let quota = serverchan.judge(status: 200, body: #"{"code":40001,"message":"\u4eca\u65e5\u514d\u8d39\u989d\u5ea6\u5df2\u7528\u5b8c","data":null}"#)
+        #expect(quota.failure == "ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)" && quota.refused)
+        #expect(serverchan.judge(status: 502, body: "<html>bad gateway</html>") == ("ServerChan: HTTP 502: <html>bad gateway</html>", false))
+        let feishu = RelayAnswerRule.code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"])
+        #expect(feishu.judge(status: 200, body: #"{"StatusCode":0,"StatusMessage":"success"}"#) == (nil, false), "older hooks")
+        let telegram = RelayAnswerRule.okFlag(service: "Telegram")
+        #expect(telegram.judge(status: 200, body: #"{"ok":true,"result":{"text":"a \"quoted\" [text]"}}"#) == (nil, false))
+        #expect(telegram.judge(status: 400, body: #"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#)
+            == ("Telegram: Bad Request: chat not found (error 400, HTTP 400)", true))
+        #expect(RelayAnswerRule.status.judge(status: 204, body: "") == (nil, false))
+        #expect(JSONScan.members(#"{"a":"\ud83d\ude00","b":[1,{"c":"}"}],"d":-1.5e3,"e":false}"#)
+            == ["a": .string("😀"), "d": .number("-1.5e3"), "e": .bool(false)])
+        for broken in ["", "[]", "{", #"{"a":}"#, #"{"a":"\u12"}"#, #"{"a" 1}"#, "{\"a\":[1,2}"] {
+            #expect(JSONScan.members(broken) == nil, "\(broken)")
+        }
+    }
+
+    @Test func aForwardLineInTheConfigurationIsATargetAndMayRepeat() {
+        let parsed = ConfigurationParser.parse("""
+            [server]
+            url = https://cc.campus.example/
+            [relay]
+            forward = bark://K1
+            forward = tgram://1:A/2?proxy=http://127.0.0.1:3128
+            forward = bark://K1
+            """, file: "/c", home: "/h")
+        #expect(parsed.errors.map(\.message) == ["this bark target is already listed (the same server and path or key; its alerts would share one queue)"])
+        #expect(parsed.errors.first?.line == 6)
+        let good = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nforward = bark://K1\nforward = schan://SCT1\n",
+                                             file: "/c", home: "/h")
+        #expect(good.configuration?.relayTargets.map(\.service) == [.bark, .serverchan])
+        let keyed = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nbark = bark://K1\n", file: "/c", home: "/h")
+        #expect(keyed.warnings.first?.message.contains("forward") == true, "\(keyed.warnings)")
+    }
+}

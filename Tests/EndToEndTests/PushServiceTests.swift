@@ -1,0 +1,103 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The push services end to end (issue 26): `ccrelay relay test` through
+/// the daemon's own request code against a loopback recorder per service
+/// (HTTPS with the test CA) that checks what the real service checks —
+/// fields and their types, DingTalk's and Feishu's signatures recomputed from
+/// the secret, Bark's payload limit — and answers as it does. Only the
+/// server differs from production (`api=`, or Bark's own host).
+@Suite(.desktopBudget) struct PushServiceTests {
+    struct Services {
+        let bark: RelayRecorder
+        let serverchan: RelayRecorder
+        let pushplus: RelayRecorder
+        let wecom: RelayRecorder
+        let dingtalk: RelayRecorder
+        let feishu: RelayRecorder
+        let telegram: RelayRecorder
+        var all: [RelayRecorder] { [bark, serverchan, pushplus, wecom, dingtalk, feishu, telegram] }
+
+        init(serverChan behave: String = "normal") throws {
+            bark = try RelayRecorder(.bark, token: "BarkDeviceKey123", tls: true)
+            serverchan = try RelayRecorder(.serverchan, token: "SCT123456TabcdefABCDEF", tls: true, behave: behave)
+            pushplus = try RelayRecorder(.pushplus, token: "pp0123456789abcdef", tls: true)
+            wecom = try RelayRecorder(.wecom, token: "693a91f6-7aaa-4bbb-8ccc", tls: true)
+            dingtalk = try RelayRecorder(.dingtalk, token: "dt0123456789abcdef", secret: "SECd1n6ta1k5ecret", tls: true)
+            feishu = try RelayRecorder(.feishu, token: "fs-hook-0123456789", secret: "feishu-s1gning-secret", tls: true)
+            telegram = try RelayRecorder(.telegram, token: "123456789:AAHbotTokenXYZ", chat: "987654321", tls: true)
+        }
+
+        /// `api=` for a recorder.
+        static func api(_ recorder: RelayRecorder) -> String { "api=https://127.0.0.1:\(recorder.port)" }
+    }
+
+    /// A configuration with these `[relay]` lines (0600, the test CA for the targets); its path.
+    static func configuration(_ relay: [String]) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-push-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/ccrelay.conf"
+        try ("[server]\nurl = https://cc.campus.example/\n[probe]\nmode = off\n[relay]\nca-file = \(TestPKI.shared.caCertificate)\n"
+            + relay.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        return path
+    }
+
+    static func relayTest(_ path: String) throws -> CommandResult {
+        try run(DaemonRig.ccrelay, ["relay", "test", "--config", path], environment: [
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "LANGUAGE": "en", "LC_ALL": "C.UTF-8",
+        ])
+    }
+
+    @Test func eachServiceTakesTheRequestItDocuments() throws {
+        let services = try Services()
+        let path = try Self.configuration([
+            "forward = bark://127.0.0.1:\(services.bark.port)/BarkDeviceKey123",
+            "forward = schan://SCT123456TabcdefABCDEF?\(Services.api(services.serverchan))",
+            "forward = pushplus://pp0123456789abcdef?\(Services.api(services.pushplus))",
+            "forward = wecombot://693a91f6-7aaa-4bbb-8ccc?\(Services.api(services.wecom))",
+            "forward = dingtalk://dt0123456789abcdef?secret=SECd1n6ta1k5ecret&\(Services.api(services.dingtalk))",
+            "forward = feishu://fs-hook-0123456789?secret=feishu-s1gning-secret&\(Services.api(services.feishu))",
+            "forward = tgram://123456789:AAHbotTokenXYZ/987654321?\(Services.api(services.telegram))",
+        ])
+        let result = try Self.relayTest(path)
+        let output = result.standardOutput + result.standardError
+        #expect(result.status == 0, "\(output)")
+        for (name, recorder) in zip(["Bark", "ServerChan", "PushPlus", "WeCom", "DingTalk", "Feishu", "Telegram"], services.all) {
+            #expect(recorder.requests().count == 1 && recorder.problems().isEmpty, "\(name): \(recorder.problems()) \(recorder.requests())")
+            #expect(output.contains("\(name) 127.0.0.1:\(recorder.port) #") && output.contains("delivered (HTTP 200)"), "\(output)")
+        }
+        let bark = RelayRecorder.body(services.bark.requests()[0])
+        #expect(bark["level"] as? String == "timeSensitive" && bark["group"] as? String == "ccrelay", "a test is of normal urgency: \(bark)")
+        #expect(RelayRecorder.body(services.telegram.requests()[0])["disable_notification"] as? Bool == false)
+        #expect((services.dingtalk.requests()[0]["query"] as? String)?.contains("sign=") == true, "signed")
+        for key in ["BarkDeviceKey123", "SCT123456TabcdefABCDEF", "pp0123456789abcdef", "AAHbotTokenXYZ", "SECd1n6ta1k5ecret", "feishu-s1gning-secret"] {
+            #expect(!output.contains(key), "\(key) shows in: \(output)")
+        }
+    }
+
+    @Test func aRefusalIsReportedInTheServicesOwnWordsWithoutItsSecrets() throws {
+        let services = try Services(serverChan: "quota")
+        let path = try Self.configuration([
+            // A device the server does not know (Bark echoes the key back: it must not show).
+            "forward = bark://127.0.0.1:\(services.bark.port)/WrongDeviceKey999",
+            "forward = schan://SCT123456TabcdefABCDEF?\(Services.api(services.serverchan))",
+            "forward = dingtalk://dt0123456789abcdef?secret=NotTheSecret&\(Services.api(services.dingtalk))",
+            "forward = feishu://fs-hook-0123456789?secret=NotTheSecretEither&\(Services.api(services.feishu))",
+            "forward = tgram://123456789:AAHbotTokenXYZ/111?\(Services.api(services.telegram))",
+            "forward = pushplus://pp0123456789abcdef?api=https://127.0.0.1:1",
+        ])
+        let result = try Self.relayTest(path)
+        let output = result.standardOutput
+        #expect(result.status == 1, "\(output)\(result.standardError)")
+        func line(_ service: String) -> String { output.split(separator: "\n").first { $0.hasPrefix(service + " ") }.map(String.init) ?? "" }
+        #expect(line("Bark").contains("refused: Bark: failed to get device token") && !output.contains("WrongDeviceKey999"), "\(output)")
+        #expect(line("ServerChan").contains("refused: ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)"), "\(output)")
+        #expect(line("DingTalk").contains("refused: DingTalk: sign not match"), "\(output)")
+        #expect(line("Feishu").contains("refused: Feishu: sign match fail"), "\(output)")
+        #expect(line("Telegram").contains("refused: Telegram: Bad Request: chat not found (error 400, HTTP 400)"), "\(output)")
+        #expect(line("PushPlus").contains("unreachable:"), "\(output)")
+        #expect(services.dingtalk.problems() == ["bad sign"] && services.feishu.problems() == ["bad sign"], "the recorders recomputed the signatures")
+    }
+}
