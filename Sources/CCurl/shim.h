@@ -21,12 +21,17 @@ static inline CURLcode ccurl_setopt_header_function(CURL *h, size_t (*f)(char *,
 static inline CURLcode ccurl_setopt_opensocket_function(CURL *h, curl_opensocket_callback f) {
     return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f);
 }
-/* Allows only `scheme` ("https" or "http"): CURLOPT_PROTOCOLS_STR where
-   libcurl has it (7.85 and later), the older bitmask otherwise. */
+static inline CURLcode ccurl_setopt_read_function(CURL *h, size_t (*f)(char *, size_t, size_t, void *)) {
+    return curl_easy_setopt(h, CURLOPT_READFUNCTION, f);
+}
+/* Allows only `scheme` ("https", "http", "smtps" or "smtp"): CURLOPT_PROTOCOLS_STR
+   where libcurl has it (7.85 and later), the older bitmask otherwise. */
 static inline CURLcode ccurl_setopt_only_protocol(CURL *h, const char *scheme) {
     CURLcode result = curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, scheme);
     if (result != CURLE_UNKNOWN_OPTION) return result;
-    long mask = strcmp(scheme, "http") == 0 ? CURLPROTO_HTTP : CURLPROTO_HTTPS;
+    long mask = strcmp(scheme, "http") == 0 ? CURLPROTO_HTTP
+        : strcmp(scheme, "smtp") == 0 ? CURLPROTO_SMTP
+        : strcmp(scheme, "smtps") == 0 ? CURLPROTO_SMTPS : CURLPROTO_HTTPS;
     return curl_easy_setopt(h, CURLOPT_PROTOCOLS, mask);
 }
 static inline CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return curl_easy_getinfo(h, i, v); }

@@ -58,9 +58,10 @@ public final class RelayPoster: RelayTransport {
         self.timeout = timeout
     }
 
-    /// POSTs `request`; `completion` runs on the loop (never before this returns).
+    /// POSTs `request` (or, for mail, sends it over SMTP); `completion` runs on the loop (never before this returns).
     public func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void) {
         loop.preconditionIsCurrent("a relay target's client")
+        if let envelope = request.mail { return send(request, envelope, completion: completion) }
         let easy = self.easy ?? CurlEasy()
         self.easy = easy
         var headers: UnsafeMutablePointer<curl_slist>?
@@ -118,6 +119,68 @@ public final class RelayPoster: RelayTransport {
         }
         if !started {
             curl_slist_free_all(headers)
+            refuse(completion, "libcurl refused to start the transfer")
+        }
+    }
+
+    /// A mail over SMTP: implicit TLS for `smtps://`, STARTTLS required for
+    /// `smtp://` (never plain text), the server verified, the login, the
+    /// envelope, the message uploaded. The last SMTP reply code is the status.
+    private func send(_ request: RelayRequest, _ envelope: MailEnvelope, completion: @escaping (RelayAnswer) -> Void) {
+        let easy = self.easy ?? CurlEasy()
+        self.easy = easy
+        var recipients: UnsafeMutablePointer<curl_slist>?
+        for address in envelope.to { recipients = curl_slist_append(recipients, "<\(address)>") }
+        let upload = UploadBuffer(Array(request.body.utf8))
+        let response = ResponseBuffer(limit: Self.answerLimit)
+        easy.clearError()
+        do throws(ClientConfigurationError) {
+            try easy.set(CURLOPT_URL, request.url, "the mail server")
+            try easy.setStrictTransport(scheme: request.url.hasPrefix("smtps://") ? "smtps" : "smtp", caFile: caFile,
+                                        caFileName: "[relay] ca-file", userAgent: userAgent)
+            if let proxy = request.proxy {
+                try easy.set(CURLOPT_PROXY, proxy, "the target's proxy")
+                try easy.set(CURLOPT_NOPROXY, "", "the target's proxy")
+                try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1, "a tunnel through the proxy")
+            }
+            try easy.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue), "TLS for the mail (STARTTLS)")
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, 10_000, "the connect timeout")
+            try easy.set(CURLOPT_TIMEOUT_MS, max(Int(timeout.components.seconds) * 1000, 1), "the request timeout")
+            try easy.set(CURLOPT_USERNAME, envelope.user, "the mail login")
+            try easy.set(CURLOPT_PASSWORD, envelope.password, "the mail password")
+            try easy.set(CURLOPT_MAIL_FROM, "<\(envelope.from)>", "the sender")
+            try easy.set(CURLOPT_MAIL_RCPT, list: recipients, "the recipients")
+            try easy.set(CURLOPT_UPLOAD, 1, "the message")
+            try easy.set(CURLOPT_INFILESIZE, upload.bytes.count, "the message's size")
+            _ = ccurl_setopt_read_function(easy.handle, readFromUploadBuffer)
+            _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
+            // Ownership: `upload` and `response` are retained by the completion below until the transfer is over.
+            try easy.set(CURLOPT_READDATA, pointer: Unmanaged.passUnretained(upload).toOpaque(), "the message")
+            try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
+        } catch {
+            curl_slist_free_all(recipients)
+            return refuse(completion, error.description)
+        }
+        let multi = self.multi ?? CurlMulti(loop: loop)
+        self.multi = multi
+        let started = multi.start(easy) { [weak self] code in
+            curl_slist_free_all(recipients)
+            let status = withExtendedLifetime((upload, response)) { easy.info(CURLINFO_RESPONSE_CODE) }
+            var failure: String?
+            var refused = false
+            if code != CURLE_OK {
+                let said = request.redacting(easy.failureText(code))
+                if status > 0 {
+                    (failure, refused) = request.rule.judge(status: status, body: said)
+                } else {
+                    failure = said
+                }
+                self?.multi = nil
+            }
+            completion(RelayAnswer(status: status, text: "", failure: failure.map(Self.printable), refusedByService: refused))
+        }
+        if !started {
+            curl_slist_free_all(recipients)
             refuse(completion, "libcurl refused to start the transfer")
         }
     }

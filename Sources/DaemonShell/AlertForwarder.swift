@@ -142,7 +142,9 @@ final class AlertForwarder {
             return send(lane)
         }
         let problem = answer.failure ?? "no answer"
-        if Self.refusesTheMessage(answer.status) {
+        // HTTP statuses; a mail's are SMTP reply codes (4xx: try again), judged by its rule.
+        let http = lane.target.mail == nil
+        if http && Self.refusesTheMessage(answer.status) {
             // This alert cannot go (too large, not acceptable): the rest of the queue can.
             do {
                 try store.markRefused(item, problem: problem)
@@ -174,7 +176,7 @@ final class AlertForwarder {
         lane.retry = retry
         lane.backingOff = true
         retry.arm(after: delay)
-        if Self.isRefusal(answer.status) || answer.refusedByService, refusing.insert(lane.target.name).inserted {
+        if http && Self.isRefusal(answer.status) || answer.refusedByService, refusing.insert(lane.target.name).inserted {
             onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
         }
     }

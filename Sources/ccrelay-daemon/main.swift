@@ -126,10 +126,12 @@ func relayTest(_ path: String, target name: String?) -> Never {
             report: { target, answer in
                 failed = failed || !answer.delivered
                 let said = answer.text.isEmpty ? "" : ": " + answer.text
+                // A mail's status is the SMTP reply code (a 4xx there means: try later).
+                let mail = target.hasPrefix(RelayTarget.Service.mail.title + " ")
                 let line =
                     if answer.delivered {
-                        "\(target): delivered (HTTP \(answer.status))\(said)\n"
-                    } else if answer.refusedByService || (400..<500).contains(answer.status) {
+                        "\(target): delivered (\(mail ? "SMTP" : "HTTP") \(answer.status))\(said)\n"
+                    } else if answer.refusedByService || !mail && (400..<500).contains(answer.status) {
                         // The service answered no, in its own words (a wrong key, the day's quota spent).
                         "\(target): refused: \(answer.failure ?? "")\n"
                     } else if answer.status == 0 {

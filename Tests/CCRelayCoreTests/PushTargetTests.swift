@@ -132,4 +132,30 @@ import Testing
         let keyed = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nbark = bark://K1\n", file: "/c", home: "/h")
         #expect(keyed.warnings.first?.message.contains("forward") == true, "\(keyed.warnings)")
     }
+
+    @Test func aMailTargetIsParsedAndItsMessageIsAProperMail() throws {
+        let qq = try RelayTarget(forward: "mailtos://12345:auth%40code@smtp.qq.com/?to=12345@qq.com")
+        #expect(qq.service == .mail && qq.mail?.server == "smtps://smtp.qq.com:465" && qq.mail?.from == "12345@qq.com")
+        #expect(qq.mail?.password == "auth@code" && !qq.displayName.contains("12345") && qq.displayName.hasPrefix("E-mail smtp.qq.com:465 #"))
+        let starttls = try RelayTarget(forward: "mailto://me@campus.example:pw@mail.campus.example/?to=a@x.example,b@y.example")
+        #expect(starttls.mail?.server == "smtp://mail.campus.example:587" && starttls.mail?.from == "me@campus.example"
+            && starttls.mail?.to == ["a@x.example", "b@y.example"])
+        #expect(throws: RelayTargetProblem.self, "no recipient") { try RelayTarget(forward: "mailtos://u:p@smtp.qq.com/") }
+        #expect(throws: RelayTargetProblem.self, "no password") { try RelayTarget(forward: "mailtos://u@smtp.qq.com/?to=a@b.c") }
+        #expect(throws: RelayTargetProblem.self, "a header in an address") { try RelayTarget(forward: "mailtos://u:p@h.example/?to=a@b.c%0D%0ABcc:x@y.z") }
+
+        let request = RelayMessage.request(Self.alert, to: qq, raisedAt: "", localize: .english)
+        #expect(request.url == "smtps://smtp.qq.com:465" && request.rule == .smtp && request.mail?.to == ["12345@qq.com"])
+        #expect(Set(request.secretValues) == ["12345", "auth@code"])
+        let lines = request.body.components(separatedBy: "\r\n")
+        #expect(lines.contains("Date: Thu, 28 May 2026 20:26:40 +0000"), "the alert's time: \(lines)")
+        #expect(lines.contains("Message-ID: <k-1@ccrelay.dorm-pc>"))
+        #expect(lines.contains("Subject: =?UTF-8?B?TG9nZ2VkIG91dCBvZiB0aGUgY2FtcHVzIG5ldHdvcms=?="))
+        #expect(lines.allSatisfy { $0.utf8.count <= 78 } && !request.body.contains("\n\n"), "CRLF lines under 78")
+        #expect(MailMessage.encodedWords(String(repeating: "断", count: 20)).components(separatedBy: "\r\n ").count == 2, "45 bytes a word")
+        #expect(MailMessage.date(0) == "Thu, 01 Jan 1970 00:00:00 +0000" && MailMessage.date(951_782_400) == "Tue, 29 Feb 2000 00:00:00 +0000")
+        #expect(RelayAnswerRule.smtp.judge(status: 535, body: "Login denied") == ("E-mail: Login denied (SMTP 535)", true))
+        #expect(RelayAnswerRule.smtp.judge(status: 451, body: "try later").refused == false, "4xx: try again")
+    }
 }
+

@@ -100,4 +100,61 @@ import Testing
         #expect(line("PushPlus").contains("unreachable:"), "\(output)")
         #expect(services.dingtalk.problems() == ["bad sign"] && services.feishu.problems() == ["bad sign"], "the recorders recomputed the signatures")
     }
+
+    /// Mail through libcurl's SMTP (QQ Mail's way: a login and an authorization
+    /// code): verified TLS, implicit or by STARTTLS (never plain), a message
+    /// Python's email package parses with its UTF-8 subject decoded.
+    @Test(arguments: ["implicit", "starttls"])
+    func aMailGoesOutOverVerifiedTLSAndParses(_ tls: String) throws {
+        let server = try SMTPRecorder(tls: tls, user: "12345", password: "app@code:1")
+        let scheme = tls == "implicit" ? "mailtos" : "mailto"
+        let path = try Self.configuration(["forward = \(scheme)://12345:app%40code%3A1@127.0.0.1:\(server.port)/?to=me@campus.example"])
+        let result = try Self.relayTest(path)
+        #expect(result.status == 0 && result.standardOutput.contains("E-mail 127.0.0.1:\(server.port) #"), "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("delivered (SMTP 250)"), "\(result.standardOutput)")
+        let message = try #require(server.messages().first)
+        #expect(message["tls"] as? Bool == true)
+        #expect(message["subject"] as? String == "CC Relay test message", "\(message)")
+        #expect(message["mail_from"] as? String == "12345@127.0.0.1" && message["rcpt_tos"] as? [String] == ["me@campus.example"], "\(message)")
+        #expect((message["text"] as? String)?.contains("Alerts from") == true && message["charset"] as? String == "utf-8", "\(message)")
+        #expect(message["date"] is String, "a Date the email package parses: \(message)")
+        #expect((message["message_id"] as? String)?.wholeMatch(of: /<[^@<>]+@ccrelay\.[^<>]+>/) != nil, "\(message)")
+        #expect(!result.standardOutput.contains("app@code") && !result.standardOutput.contains("app%40code"))
+    }
+
+    @Test func aRefusedLoginIsARefusalAndAnUnreachableServerIsNot() throws {
+        let server = try SMTPRecorder(tls: "implicit", user: "12345", password: "right")
+        let path = try Self.configuration([
+            "forward = mailtos://12345:wrong-password@127.0.0.1:\(server.port)/?to=me@campus.example",
+            "forward = mailtos://12345:p@127.0.0.1:1/?to=other@campus.example",
+        ])
+        let result = try Self.relayTest(path)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(result.status == 1)
+        #expect(lines.contains { $0.contains("127.0.0.1:\(server.port)") && $0.contains("refused: E-mail:") && $0.contains("(SMTP 535)") }, "\(lines)")
+        #expect(lines.contains { $0.contains("127.0.0.1:1 ") && $0.contains("unreachable:") }, "\(lines)")
+        #expect(!result.standardOutput.contains("wrong-password"))
+        #expect(server.messages().isEmpty)
+    }
+
+    /// A mail the server answered "try again later" (451) goes again after
+    /// the back-off with the same Message-ID (the alert's idempotency key), marked late.
+    @Test func aRetriedMailKeepsItsMessageID() async throws {
+        let server = try SMTPRecorder(tls: "starttls", user: "12345", password: "code", tempfailFirst: 1)
+        let rig = try await DaemonRig(extraConfig: """
+            [relay]
+            forward = mailto://12345:code@127.0.0.1:\(server.port)/?to=me@campus.example
+            ca-file = \(TestPKI.shared.caCertificate)
+            """)
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        try rig.sim.control("POST", "kick", ["message": "你已被管理员下线"])
+        #expect(await eventually(timeout: .seconds(40)) { server.messages().count >= 2 }, "\(server.messages())\n\(rig.log)")
+        let messages = server.messages()
+        #expect(messages.map { $0["answered"] as? Bool } == [false, true], "\(messages)")
+        #expect(messages[0]["message_id"] as? String == messages[1]["message_id"] as? String, "\(messages)")
+        #expect(messages[1]["subject"] as? String == "Logged out of the campus network", "\(messages)")
+        #expect((messages[1]["text"] as? String)?.contains("Delayed: raised at") == true, "marked late: \(messages)")
+        #expect(!rig.log.contains("code@"), "the login's password is not logged")
+    }
 }
+

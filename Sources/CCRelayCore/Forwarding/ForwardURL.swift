@@ -26,7 +26,7 @@ public struct PushAddress: Sendable, Hashable {
 
 extension RelayTarget {
     /// The schemes `forward =` takes, Apprise's names for them.
-    public static let forwardSchemes = ["bark", "schan", "pushplus", "wecombot", "dingtalk", "feishu", "tgram",
+    public static let forwardSchemes = ["bark", "schan", "pushplus", "wecombot", "dingtalk", "feishu", "tgram", "mailto", "mailtos",
                                         "ntfy", "ntfys", "gotify", "gotifys", "json", "jsons"]
 
     /// One `[relay] forward = URL` line, Apprise-style, parsed here (no Apprise):
@@ -35,6 +35,8 @@ extension RelayTarget {
     /// - `pushplus://TOKEN`, `wecombot://KEY`
     /// - `dingtalk://TOKEN[?secret=SECRET]`, `feishu://HOOK_ID[?secret=SECRET]` (signed)
     /// - `tgram://BOT_TOKEN/CHAT_ID`
+    /// - `mailtos://USER:PASS@HOST[:PORT]/?to=ADDR[&from=ADDR]` (implicit TLS, port 465),
+    ///   `mailto://…` (STARTTLS, required; port 587): the login's password percent-encoded
     /// - `ntfys://HOST/TOPIC`, `gotifys://HOST[/PATH]/TOKEN`, `jsons://HOST/PATH`:
     ///   the same targets as `ntfy =`, `gotify =` and `webhook =` (`ntfy://`,
     ///   `gotify://` and `json://` are plain http, to a loopback address only).
@@ -123,6 +125,10 @@ extension RelayTarget {
             service = dingtalk ? .dingtalk : .feishu
             push = PushAddress(base: try base(dingtalk ? "https://oapi.dingtalk.com" : "https://open.feishu.cn"), key: key,
                                secret: parsed.options["secret"])
+        case "mailto", "mailtos":
+            try allow(["proxy", "to", "from"])
+            self.init(service: .mail, url: text, push: nil, mail: try Self.mailAddress(parsed), proxy: proxy)
+            return
         case "tgram":
             try allow(["proxy", "api"])
             guard parsed.segments.count == 2, Self.isBotToken(parsed.segments[0]), Self.isChat(parsed.segments[1]) else {
@@ -140,6 +146,41 @@ extension RelayTarget {
             throw RelayTargetProblem(message)
         }
         self.init(service: service, url: text, push: push, proxy: proxy)
+    }
+
+    /// `USER:PASS@HOST[:PORT]` and `to=`, `from=` (the user when it is an
+    /// address, else USER@ the host without its `smtp.`: QQ Mail's 12345 at smtp.qq.com is 12345@qq.com).
+    static func mailAddress(_ parsed: ForwardURL) throws(RelayTargetProblem) -> MailAddress {
+        let example = "\(parsed.scheme)://USER:PASSWORD@smtp.example.com/?to=you@example.com"
+        guard parsed.segments.count == 1, let at = parsed.segments[0].lastIndex(of: "@") else {
+            throw RelayTargetProblem("\(parsed.scheme):// needs the login, the server and to=, such as \(example) (a password with @ or : in it written %40, %3A)")
+        }
+        let login = parsed.segments[0][..<at]
+        let authority = String(parsed.segments[0][parsed.segments[0].index(after: at)...])
+        guard let colon = login.firstIndex(of: ":"), let user = ForwardURL.percentDecoded(String(login[..<colon])),
+            let password = ForwardURL.percentDecoded(String(login[login.index(after: colon)...])), !user.isEmpty, !password.isEmpty,
+            let server = RelayURL("https://" + authority), !server.authority.contains("@")
+        else {
+            throw RelayTargetProblem("\(parsed.scheme):// needs USER:PASSWORD@HOST[:PORT], such as \(example)")
+        }
+        let host = RelayURL.host(of: server.authority)
+        let port = server.authority.dropFirst(host.count).dropFirst()
+        let implicit = parsed.scheme == "mailtos"
+        let recipients = (parsed.options["to"] ?? "").split(separator: ",").map(String.init)
+        guard (1...5).contains(recipients.count), recipients.allSatisfy(isMailbox) else {
+            throw RelayTargetProblem("to= must be one to five mail addresses separated by commas, such as \(example)")
+        }
+        let from = parsed.options["from"] ?? (isMailbox(user) ? user : user + "@" + (host.hasPrefix("smtp.") ? String(host.dropFirst(5)) : host))
+        guard isMailbox(from) else { throw RelayTargetProblem("from= must be a mail address, got '\(from)'") }
+        return MailAddress(server: (implicit ? "smtps://" : "smtp://") + host + ":" + (port.isEmpty ? (implicit ? "465" : "587") : port),
+                           user: user, password: password, from: from, to: recipients)
+    }
+
+    /// `local@domain`: printable, no spaces, brackets, quotes or commas; at most 254 characters.
+    static func isMailbox(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && text.utf8.count <= 254
+            && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !"<>()[],;:\"\\".unicodeScalars.contains($0) }
     }
 
     /// A key, token or id: 1-200 of letters, digits, `-`, `_`, `.`.

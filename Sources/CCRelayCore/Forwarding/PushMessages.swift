@@ -78,7 +78,7 @@ enum PushMessages {
                 ("chat_id", JSONText.string(push.chat ?? "")), ("text", JSONText.string(String((title + "\n\n" + message).prefix(4096)))),
                 ("disable_notification", alert.urgency == .low ? "true" : "false"),
             ]), .okFlag(service: "Telegram"))
-        case .ntfy, .gotify, .webhook:
+        case .ntfy, .gotify, .webhook, .mail:
             // Not push services (they have no push address): RelayMessage writes their requests.
             return made(target.url, "{}", .status)
         }

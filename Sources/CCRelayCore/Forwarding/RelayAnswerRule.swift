@@ -9,6 +9,8 @@ public enum RelayAnswerRule: Sendable, Hashable {
     case code(service: String, fields: [String], success: Int, words: [String])
     /// `ok` must be `true` (Telegram); `description` says why not.
     case okFlag(service: String)
+    /// SMTP: the last reply code must be 2xx; a 5xx is a refusal, a 4xx a try-again.
+    case smtp
 
     /// What the answer means: nil when the message was taken, else why not —
     /// the service's own words when it gave some (`ServerChan: 今日免费额度已用完`).
@@ -25,6 +27,9 @@ public enum RelayAnswerRule: Sendable, Hashable {
             if delivered && code == success { return (nil, false) }
             let said = words.lazy.compactMap { members?[$0].flatMap(Self.text) }.first { !$0.isEmpty }
             return (Self.sentence(service, status: status, code: code.map { "\(field) \($0)" }, said: said, body: body), code != nil)
+        case .smtp:
+            if delivered { return (nil, false) }
+            return ("E-mail: " + (body.isEmpty ? "no answer" : body) + (status > 0 ? " (SMTP \(status))" : ""), status >= 500)
         case .okFlag(let service):
             let members = JSONScan.members(body)
             if delivered && members?["ok"] == .bool(true) { return (nil, false) }

@@ -41,15 +41,18 @@ public struct RelayRequest: Sendable, Hashable {
     public var rule: RelayAnswerRule
     /// Secrets the URL does not show as such (a device key in the body, a bot token in the path).
     public var secretValues: [String]
+    /// For mail: the envelope and the login (the body is the message, the URL the SMTP server).
+    public var mail: MailEnvelope?
 
     public init(url: String, headers: [String], body: String, proxy: String? = nil, rule: RelayAnswerRule = .status,
-                secretValues: [String] = []) {
+                secretValues: [String] = [], mail: MailEnvelope? = nil) {
         self.url = url
         self.headers = headers
         self.body = body
         self.proxy = proxy
         self.rule = rule
         self.secretValues = secretValues
+        self.mail = mail
     }
 }
 
@@ -77,6 +80,12 @@ public enum RelayMessage {
         if let push = target.push {
             return PushMessages.request(alert, message: message, to: target, push: push, headers: headers, now: now, hmacSHA256: hmacSHA256)
         }
+        if let mail = target.mail {
+            return RelayRequest(
+                url: mail.server, headers: [], body: MailMessage.text(alert, message: message, from: mail.from, to: mail.to), proxy: target.proxy,
+                rule: .smtp, secretValues: [mail.user, mail.password],
+                mail: MailEnvelope(from: mail.from, to: mail.to, user: mail.user, password: mail.password))
+        }
         switch target.service {
         case .ntfy:
             let url = RelayURL(target.url)
@@ -103,8 +112,8 @@ public enum RelayMessage {
                 ("host", JSONText.string(alert.host)), ("late", alert.late ? "true" : "false"),
             ])
             return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
-        case .bark, .serverchan, .pushplus, .wecom, .dingtalk, .feishu, .telegram:
-            // A push service always has its address (`init(forward:)` makes both).
+        case .bark, .serverchan, .pushplus, .wecom, .dingtalk, .feishu, .telegram, .mail:
+            // A push service or mail always has its address (`init(forward:)` makes both).
             return RelayRequest(url: target.url, headers: headers, body: "{}", proxy: target.proxy)
         }
     }

@@ -6,7 +6,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// The publish API a target speaks.
     public enum Service: String, Sendable, Hashable, CaseIterable {
         case ntfy, gotify, webhook
-        case bark, serverchan, pushplus, wecom, dingtalk, feishu, telegram
+        case bark, serverchan, pushplus, wecom, dingtalk, feishu, telegram, mail
 
         /// The services with a `[relay]` key of their own (`ntfy = URL`); every one has `forward = URL`.
         public static let keyed: [Service] = [.ntfy, .gotify, .webhook]
@@ -24,6 +24,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
             case .dingtalk: "DingTalk"
             case .feishu: "Feishu"
             case .telegram: "Telegram"
+            case .mail: "E-mail"
             }
         }
     }
@@ -32,8 +33,10 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// As configured: it may hold a secret (gotify's `?token=`, a password
     /// before `@`, a push service's key), so it is kept in the 0600 files and never shown or logged.
     public let url: String
-    /// A push service's address (nil for ntfy, gotify and a webhook).
+    /// A push service's address (nil for ntfy, gotify, a webhook and mail).
     public let push: PushAddress?
+    /// A mail target's server, login and addresses.
+    public let mail: MailAddress?
     /// The proxy this target is reached through (`proxy=`: http or socks5h);
     /// nil: straight, whatever the environment says.
     public let proxy: String?
@@ -63,10 +66,11 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         self.init(service: service, url: url, push: nil, proxy: nil)
     }
 
-    init(service: Service, url: String, push: PushAddress?, proxy: String?) {
+    init(service: Service, url: String, push: PushAddress?, mail: MailAddress? = nil, proxy: String?) {
         self.service = service
         self.url = url
         self.push = push
+        self.mail = mail
         self.proxy = proxy
     }
 
@@ -77,6 +81,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// token was wrong go out once it is fixed; no secret is in the name.
     public var name: String {
         if let push { return "\(service.rawValue) \(push.host) #\(push.fingerprint)" }
+        if let mail { return "\(service.rawValue) \(mail.host) #\(mail.fingerprint)" }
         guard let parsed = RelayURL(url) else { return service.rawValue + " " + RelayURL.redacted(url) }
         let host = RelayURL.host(of: parsed.authority).lowercased()
         let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
@@ -99,6 +104,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// (a push service: its name, its server and a fingerprint of its key).
     public var displayName: String {
         if let push { return "\(service.title) \(push.host) #\(push.fingerprint)" }
+        if let mail { return "\(service.title) \(mail.host) #\(mail.fingerprint)" }
         return service.rawValue + " " + RelayURL.redacted(url)
     }
 
