@@ -156,5 +156,32 @@ import Testing
         #expect((messages[1]["text"] as? String)?.contains("Delayed: raised at") == true, "marked late: \(messages)")
         #expect(!rig.log.contains("code@"), "the login's password is not logged")
     }
+
+    /// `proxy=` (issue 26: Telegram needs one from China): that target goes
+    /// through it, a CONNECT tunnel with TLS to the service inside; a target
+    /// without one goes straight, whatever proxy the environment names.
+    @Test func aTargetsOwnProxyCarriesItAndTheEnvironmentsIsIgnored() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures").path
+        let record = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)").path
+        let proxy = try ChildProcess("/usr/bin/python3", [fixtures + "/connect_proxy.py", "--record", record])
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        let proxyPort = try #require(proxy.readLine().flatMap { $0.hasPrefix("port=") ? Int($0.dropFirst(5)) : nil })
+        let telegram = try RelayRecorder(.telegram, token: "123456789:AAHbotTokenXYZ", chat: "987654321", tls: true)
+        let bark = try RelayRecorder(.bark, token: "BarkDeviceKey123", tls: true)
+        let path = try Self.configuration([
+            "forward = tgram://123456789:AAHbotTokenXYZ/987654321?\(Services.api(telegram))&proxy=http://127.0.0.1:\(proxyPort)",
+            "forward = bark://127.0.0.1:\(bark.port)/BarkDeviceKey123",
+        ])
+        let result = try run(DaemonRig.ccrelay, ["relay", "test", "--config", path], environment: [
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "https_proxy": "http://127.0.0.1:1", "HTTPS_PROXY": "http://127.0.0.1:1",
+            "ALL_PROXY": "http://127.0.0.1:1",
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(telegram.requests().count == 1 && bark.requests().count == 1)
+        let tunnels = ((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        #expect(tunnels == ["127.0.0.1:\(telegram.port)"], "only Telegram went through the proxy: \(tunnels)")
+        proxy.stop()
+    }
 }
 

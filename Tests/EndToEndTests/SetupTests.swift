@@ -96,6 +96,14 @@ import Testing
         let refused = try setup(base + ["--force", "--gotify", "https://gotify.campus.example/message"])
         #expect(refused.status == 1 && refused.standardError.contains("token"), "\(refused.standardError)")
         #expect(try String(contentsOfFile: configPath, encoding: .utf8) == text, "nothing replaced")
+        // issue 26: --forward takes any forward URL (here ntfy's form, plain http to this computer).
+        let topic = try RelayRecorder(.ntfy)
+        let forwarded = try setup(base + ["--force", "--forward", "ntfy://127.0.0.1:\(topic.port)/ccrelay-forward"])
+        #expect(forwarded.status == 0, "\(forwarded.standardOutput)\n\(forwarded.standardError)")
+        #expect(try String(contentsOfFile: configPath, encoding: .utf8).contains("forward = ntfy://127.0.0.1:\(topic.port)/ccrelay-forward\n"))
+        #expect(RelayRecorder.body(try #require(topic.requests().first))["topic"] as? String == "ccrelay-forward")
+        let mistyped = try setup(base + ["--force", "--forward", "barrk://KEY"])
+        #expect(mistyped.status == 1 && mistyped.standardError.contains("did you mean 'bark://'"), "\(mistyped.standardError)")
         try? FileManager.default.removeItem(atPath: folder)
     }
 
