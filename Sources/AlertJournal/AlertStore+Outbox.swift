@@ -80,22 +80,44 @@ extension AlertStore {
 
     /// The oldest alert waiting for `target`.
     public func nextForDelivery(to target: String) throws(StoreError) -> OutboxItem? {
-        var item: OutboxItem?
+        try waitingForDelivery(to: target, limit: 1).first
+    }
+
+    /// The alerts waiting for `target`, oldest first, at most `limit`.
+    public func waitingForDelivery(to target: String, limit: Int) throws(StoreError) -> [OutboxItem] {
+        var items: [OutboxItem] = []
         try database.run(
             """
             SELECT o.alert_id, o.key, o.attempts, o.queued_at, a.kind, a.title, a.body, a.urgency, a.posted_at
             FROM outbox o JOIN alerts a ON a.id = o.alert_id
-            WHERE o.target = ? AND o.delivered_at IS NULL AND o.refused_at IS NULL ORDER BY o.alert_id LIMIT 1
-            """, [.text(target)]
+            WHERE o.target = ? AND o.delivered_at IS NULL AND o.refused_at IS NULL ORDER BY o.alert_id LIMIT ?
+            """, [.text(target), .integer(Int64(max(1, min(limit, 1000))))]
         ) { row in
             // Read back like network input: bounded, unknown kinds as notices.
-            item = OutboxItem(
+            items.append(OutboxItem(
                 alertID: row.integer(0), target: target, key: row.text(1, limit: 64), attempts: Int(clamping: max(0, row.integer(2))),
                 queuedAt: Self.time(row.real(3)) ?? 0, kind: AlertKind(rawValue: row.text(4)) ?? .notice,
                 title: row.text(5, limit: Self.textLimit), body: row.text(6, limit: Self.textLimit),
-                urgency: Urgency(rawValue: UInt8(clamping: row.integer(7))) ?? .normal, postedAt: Self.time(row.real(8)) ?? 0)
+                urgency: Urgency(rawValue: UInt8(clamping: row.integer(7))) ?? .normal, postedAt: Self.time(row.real(8)) ?? 0))
         }
-        return item
+        return items
+    }
+
+    /// The messages `target` took since `since`, oldest first: the alerts
+    /// marked delivered at one instant went in one message (a digest marks them all so).
+    public func sentMessages(to target: String, since: Double) throws(StoreError) -> [SentMessage] {
+        var messages: [SentMessage] = []
+        try database.run(
+            """
+            SELECT o.delivered_at, a.title FROM outbox o JOIN alerts a ON a.id = o.alert_id
+            WHERE o.target = ? AND o.delivered_at > ? ORDER BY o.delivered_at, o.alert_id LIMIT 5000
+            """, [.text(target), .real(since)]
+        ) { row in
+            let at = Self.time(row.real(0)) ?? 0
+            let title = row.text(1, limit: Self.textLimit)
+            if messages.last?.at == at { messages[messages.count - 1].titles.append(title) } else { messages.append(SentMessage(at: at, titles: [title])) }
+        }
+        return messages
     }
 
     /// Counts an attempt as begun, before the request goes out: one cut

@@ -18,6 +18,10 @@ import Glibc
 /// for the rare repeat after a crash), late ones marked late. A target that
 /// refuses them (a 4xx answer: a wrong URL or token, which waiting does not
 /// fix) raises the `relay-refused` alert, closed once every target takes them.
+/// What goes when is each target's `ForwardingPolicy` (quiet hours, no
+/// repeats within 10 minutes, its budget): held alerts wait in the outbox,
+/// a timer armed for when they may go (none while nothing is held), and go
+/// as one digest.
 ///
 /// Confinement: used only on the daemon's loop.
 final class AlertForwarder {
@@ -25,7 +29,10 @@ final class AlertForwarder {
     private final class Lane {
         let target: RelayTarget
         let transport: any RelayTransport
+        let policy: ForwardingPolicy
         var busy = false
+        /// Armed while alerts are held (quiet hours, a budget, a repeat) for when they may go.
+        var hold: (any LoopTimer)?
         var failures = 0
         /// Backing off after a failure: `retry` is armed.
         var backingOff = false
@@ -33,9 +40,10 @@ final class AlertForwarder {
         /// The failure already logged for this episode.
         var reported: String?
 
-        init(target: RelayTarget, transport: any RelayTransport) {
+        init(target: RelayTarget, transport: any RelayTransport, policy: ForwardingPolicy) {
             self.target = target
             self.transport = transport
+            self.policy = policy
         }
     }
 
@@ -53,10 +61,13 @@ final class AlertForwarder {
     /// The targets refusing now, by outbox name.
     private var refusing: Set<String> = []
 
-    init(targets: [RelayTarget], selection: RelaySelection, loop: any EventScheduler, host: String,
+    init(targets: [RelayTarget], selection: RelaySelection, quiet: QuietHours? = nil, quietCritical: Bool = false,
+         loop: any EventScheduler, host: String,
          store: @escaping () -> AlertStore?, storeFailed: @escaping (StoreError, String) -> Void,
          log: @escaping (String) -> Void, transport: (RelayTarget) -> any RelayTransport) {
-        lanes = targets.map { Lane(target: $0, transport: transport($0)) }
+        lanes = targets.map {
+            Lane(target: $0, transport: transport($0), policy: ForwardingPolicy(budget: $0.budget, quiet: quiet, quietCritical: quietCritical))
+        }
         self.selection = selection
         self.loop = loop
         self.host = host
@@ -103,35 +114,59 @@ final class AlertForwarder {
 
     private func send(_ lane: Lane) {
         guard !lane.busy, let store = store() else { return }
-        let item: OutboxItem
+        let now = AlertStore.now
+        let items: [OutboxItem]
         do {
-            guard let next = try store.nextForDelivery(to: lane.target.name) else { return }
-            item = next
-            try store.beginAttempt(item)
+            let waiting = try store.waitingForDelivery(to: lane.target.name, limit: 200)
+            guard !waiting.isEmpty else { return }
+            let window = max(lane.policy.budget?.window ?? 0, ForwardingPolicy.repeatWindow)
+            let decision = lane.policy.decide(
+                waiting: waiting.map { WaitingAlert(id: $0.alertID, title: $0.title, urgency: $0.urgency, postedAt: $0.postedAt) },
+                sent: try store.sentMessages(to: lane.target.name, since: now - window), now: now, utcOffset: WallClock.utcOffset(now))
+            switch decision {
+            case .idle: return
+            case .wait(let until):
+                // Held: woken when they may go (the quiet's end, a free slot, a repeat's ten minutes).
+                let hold = lane.hold ?? loop.makeTimer { [weak self, weak lane] in
+                    guard let self, let lane else { return }
+                    self.send(lane)
+                }
+                lane.hold = hold
+                hold.arm(after: .milliseconds(Int64(min(max(until - now, 0), 86_400 * 2) * 1000) + 50))
+                return
+            case .send(let ids): items = waiting.filter { ids.contains($0.alertID) }
+            }
+            for item in items { try store.beginAttempt(item) }
         } catch {
             return storeFailed(error, "read the outbox")
         }
-        let late = item.attempts > 0 || AlertStore.now - item.queuedAt > RelayMessage.lateAfter
-        let alert = ForwardedAlert(
-            kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
-            host: host, late: late)
+        let alerts = items.map { item in
+            ForwardedAlert(
+                kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
+                host: host, late: item.attempts > 0 || now - item.queuedAt > RelayMessage.lateAfter)
+        }
+        guard let first = alerts.first else { return }
+        let alert = alerts.count == 1 ? first : RelayDigest.alert(alerts, time: WallClock.localTime, localize: Localization.localizer)
         let request = RelayMessage.request(
-            alert, to: lane.target, raisedAt: WallClock.localMinute(item.postedAt), localize: Localization.localizer,
-            now: AlertStore.now, hmacSHA256: MessageSignature.hmacSHA256)
+            alert, to: lane.target, raisedAt: WallClock.localMinute(alert.postedAt), localize: Localization.localizer,
+            now: now, hmacSHA256: MessageSignature.hmacSHA256)
         lane.busy = true
         lane.transport.post(request) { [weak self, weak lane] answer in
             guard let self, let lane else { return }
             lane.busy = false
-            self.answered(lane, item, answer)
+            self.answered(lane, items, answer)
             self.onQueuesChanged?()
         }
     }
 
-    private func answered(_ lane: Lane, _ item: OutboxItem, _ answer: RelayAnswer) {
+    /// What the target said of the message carrying `items` (one alert, or a digest of several).
+    private func answered(_ lane: Lane, _ items: [OutboxItem], _ answer: RelayAnswer) {
         guard let store = store() else { return }
         if answer.delivered {
             do {
-                try store.markDelivered(item, answer: answer.text)
+                // One instant for all: they went in one message (the budget counts it once).
+                let at = AlertStore.now
+                for item in items { try store.markDelivered(item, answer: answer.text, at: at) }
             } catch {
                 return storeFailed(error, "mark a forwarded alert delivered")
             }
@@ -147,7 +182,7 @@ final class AlertForwarder {
         if http && Self.refusesTheMessage(answer.status) {
             // This alert cannot go (too large, not acceptable): the rest of the queue can.
             do {
-                try store.markRefused(item, problem: problem)
+                for item in items { try store.markRefused(item, problem: problem) }
             } catch {
                 return storeFailed(error, "note a refused forward")
             }
@@ -158,7 +193,7 @@ final class AlertForwarder {
             return send(lane)
         }
         do {
-            try store.markFailed(item, problem: problem)
+            for item in items { try store.markFailed(item, problem: problem) }
         } catch {
             storeFailed(error, "note a failed forward")
         }

@@ -27,6 +27,8 @@ public final class Daemon {
     private let configurationPath: String
     let version: String
     private let client: (any CCTransport)?
+    /// `[alerts] quiet`, and whether it holds a logout too (`quiet-critical`).
+    private let quiet: (hours: QuietHours, critical: Bool)?
     /// Checks whether traffic gets out (`[probe]`), when the core asks.
     private let outsideProbe: (any OutsideProbing)?
     /// A system service: no keyring, no desktop session to end with.
@@ -108,10 +110,12 @@ public final class Daemon {
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
             localizer: Localization.localizer)
         device = DaemonProcess.deviceName
+        quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
         if let configuration = reading.usable, !configuration.relayTargets.isEmpty {
             forwarder = AlertForwarder(
-                targets: configuration.relayTargets, selection: configuration.relaySelection, loop: loop, host: device,
+                targets: configuration.relayTargets, selection: configuration.relaySelection, quiet: configuration.quietHours,
+                quietCritical: configuration.quietCritical, loop: loop, host: device,
                 store: { [journalKeeper] in journalKeeper.usable() },
                 storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, log: log,
                 transport: relayTransport)
@@ -307,7 +311,15 @@ public final class Daemon {
         case .cancel(let which): timers[which]?.disarm()
         case .record(let items):
             journal(items.map { ($0.alert, $0.notice) })
-        case .show(let alert): desktop.post(alert)
+        case .show(let alert):
+            // Quiet hours: below critical (or all, with quiet-critical) the alert is journaled and in the tray, not popped up.
+            if let quiet, alert.kind != .status, alert.urgency != .critical || quiet.critical {
+                let now = WallClock.now()
+                if quiet.hours.contains(now, utcOffset: WallClock.utcOffset(now)) {
+                    return log("quiet hours: \(alert.kind.rawValue) is in the journal and the tray, not shown")
+                }
+            }
+            desktop.post(alert)
         case .close(let kind): desktop.close(kind)
         case .adopt(let kind, let id): desktop.adopt(kind, shownAs: id)
         case .rememberBubble(let kind, let id): try? store?.setNotificationID(id, forNewest: kind)

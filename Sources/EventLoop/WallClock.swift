@@ -20,6 +20,17 @@ public enum WallClock {
     /// `seconds` as people read it here: local time to the minute, `2026-12-01 02:13`.
     public static func localMinute(_ seconds: Double) -> String { format(seconds, "%Y-%m-%d %H:%M", local: true) ?? "?" }
 
+    /// `seconds` as local time of day, `14:02`.
+    public static func localTime(_ seconds: Double) -> String { format(seconds, "%H:%M", local: true) ?? "?" }
+
+    /// How far east of UTC the local clock is at `seconds` (tm_gmtoff), for quiet hours.
+    public static func utcOffset(_ seconds: Double) -> Int {
+        var time = time_t(seconds.isFinite ? max(0, min(seconds, 253_402_300_799)).rounded(.down) : 0)
+        var parts = tm()
+        guard localtime_r(&time, &parts) != nil else { return 0 }
+        return Int(parts.tm_gmtoff)
+    }
+
     /// strftime of `seconds`, bounded to the years 1970–9999 (any Double is safe).
     private static func format(_ seconds: Double, _ pattern: String, local: Bool) -> String? {
         var time = time_t(seconds.isFinite ? max(0, min(seconds, 253_402_300_799)).rounded(.down) : 0)

@@ -132,6 +132,23 @@ import TestSupport
         #expect(rig.probe.checks == 2, "the same word: no check")
     }
 
+    /// issue 26: in quiet hours an alert below critical is journaled and
+    /// counted, not popped up; a logout still is, unless quiet-critical.
+    @Test(arguments: [false, true])
+    func quietHoursKeepBubblesDownButALogout(quietCritical: Bool) throws {
+        // Quiet all day, whatever the clock says when the test runs.
+        let rig = try DaemonHarness(config: "[alerts]\nquiet = 00:00-12:00, 12:00-00:00\nquiet-critical = \(quietCritical)")
+        rig.server.answer(ScriptedServer.loggedIn(notices: [Notice(id: "n-1", title: "通知", body: "正文", urgency: "normal")]))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.isEmpty, "\(rig.desktop.posted)")
+        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .notice }, "journaled")
+        #expect(rig.desktop.badges.last?.count == 1, "counted in the badge and the tray")
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(.loggedOut(reason: "kicked", message: nil))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.map(\.kind) == (quietCritical ? [] : [.loggedOut]), "\(rig.desktop.posted)")
+    }
+
     @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
         let rig = try DaemonHarness()
         let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }

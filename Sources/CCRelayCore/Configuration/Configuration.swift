@@ -39,6 +39,9 @@ public struct Configuration: Sendable, Hashable {
     public var relayTargets: [RelayTarget] = []
     /// Which alerts are forwarded (`[relay] kinds`).
     public var relaySelection: RelaySelection = .standard
+    /// Quiet hours for bubbles and forwarding (`[alerts] quiet`), and whether a logout keeps quiet too (`quiet-critical`).
+    public var quietHours: QuietHours?
+    public var quietCritical = false
     /// The CA bundle for relay targets with a campus CA (`[relay] ca-file`); the system's by default.
     public var relayCAFile: String?
     /// The password of a PKCS#12 `[auth] certificate`: never in the file,
@@ -180,6 +183,7 @@ public enum ConfigurationParser {
         "notifications": ["notices"],
         "relay": RelayTarget.Service.keyed.map(\.rawValue) + ["forward", "kinds", "ca-file"],
         "probe": ["mode", "urls"],
+        "alerts": ["quiet", "quiet-critical"],
     ]
 
     /// Applies one value; returns the problem with it, if any.
@@ -279,6 +283,14 @@ public enum ConfigurationParser {
             } catch {
                 return error.description
             }
+        case ("alerts", "quiet"):
+            guard let quiet = QuietHours(value) else {
+                return "quiet must be local times HH:MM-HH:MM, several separated by commas (at most 8), such as 23:20-06:20, got '\(value)'"
+            }
+            c.quietHours = quiet
+        case ("alerts", "quiet-critical"):
+            guard let on = bool() else { return "quiet-critical must be true or false, got '\(value)'" }
+            c.quietCritical = on
         case ("probe", "mode"):
             switch value {
             case "auto": c.probeEnabled = true

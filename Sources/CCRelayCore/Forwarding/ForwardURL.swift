@@ -40,13 +40,27 @@ extension RelayTarget {
     /// - `ntfys://HOST/TOPIC`, `gotifys://HOST[/PATH]/TOKEN`, `jsons://HOST/PATH`:
     ///   the same targets as `ntfy =`, `gotify =` and `webhook =` (`ntfy://`,
     ///   `gotify://` and `json://` are plain http, to a loopback address only).
-    /// Each may add `proxy=http://HOST:PORT` or `proxy=socks5h://HOST:PORT`
+    /// Each may add `limit=N/day` or `limit=N/hour` (a budget: what is over it
+    /// goes as one digest at the next free slot; ServerChan has 5/day unless
+    /// given), and `proxy=http://HOST:PORT` or `proxy=socks5h://HOST:PORT`
     /// (Telegram needs one from China), and the push services `api=https://HOST[:PORT]`
     /// in place of the service's own server (a mirror, or a test's recorder).
     public init(forward text: String) throws(RelayTargetProblem) {
         let parsed = try ForwardURL(text)
+        let budget = try parsed.options["limit"].map { limit throws(RelayTargetProblem) in
+            guard let budget = RelayBudget(limit) else {
+                throw RelayTargetProblem("limit= must be N/day or N/hour (N from 1 to 1000), such as limit=5/day, got '\(limit)'")
+            }
+            return budget
+        }
+        try self.init(parsing: parsed, text: text)
+        if let budget { self.budget = budget }
+    }
+
+    private init(parsing parsed: ForwardURL, text: String) throws(RelayTargetProblem) {
         let proxy = try parsed.options["proxy"].map { proxy throws(RelayTargetProblem) in try Self.checkedProxy(proxy) }
         func allow(_ names: Set<String>) throws(RelayTargetProblem) {
+            let names = names.union(["limit"])
             if let unknown = parsed.options.keys.sorted().first(where: { !names.contains($0) }) {
                 throw RelayTargetProblem("\(parsed.scheme):// does not take '\(unknown)=' (it takes: \(names.sorted().joined(separator: ", ")))")
             }

@@ -40,6 +40,8 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// The proxy this target is reached through (`proxy=`: http or socks5h);
     /// nil: straight, whatever the environment says.
     public let proxy: String?
+    /// At most so many messages in a window (`limit=`; ServerChan's free 5 a day unless given).
+    public var budget: RelayBudget?
 
     /// Checks `url` for `service`; fails with what is wrong and how to write it.
     public init(service: Service, url: String) throws(RelayTargetProblem) {
@@ -72,6 +74,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         self.push = push
         self.mail = mail
         self.proxy = proxy
+        budget = service == .serverchan ? .serverChanFree : nil
     }
 
     /// The outbox's name for the target: what stays the same when the user

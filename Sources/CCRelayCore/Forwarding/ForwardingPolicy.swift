@@ -1,0 +1,184 @@
+/// A target's message budget (`limit=5/day`, `limit=20/hour`): at most
+/// `count` messages in any `window` (rolling), a digest counting as one.
+public struct RelayBudget: Sendable, Hashable {
+    public var count: Int
+    /// Seconds.
+    public var window: Double
+
+    public init(count: Int, window: Double) {
+        self.count = count
+        self.window = window
+    }
+
+    /// `N/day` or `N/hour`, N from 1 to 1,000; nil when it is not that.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, parts[0].count <= 4, let count = Int(parts[0]), (1...1000).contains(count),
+            let window: Double = ["day": 86_400, "hour": 3600][String(parts[1])]
+        else { return nil }
+        self.init(count: count, window: window)
+    }
+
+    /// ServerChan's free plan: 5 messages a day.
+    public static let serverChanFree = RelayBudget(count: 5, window: 86_400)
+}
+
+/// Quiet hours (`[alerts] quiet = 23:20-06:20, 12:30-13:30`): local-time
+/// ranges, a range may span midnight.
+public struct QuietHours: Sendable, Hashable {
+    /// Minutes of the day: from `start` (inclusive) to `end` (exclusive), across midnight when `end < start`.
+    public struct Range: Sendable, Hashable {
+        public var start: Int
+        public var end: Int
+
+        func contains(_ minute: Int) -> Bool { start < end ? (start..<end).contains(minute) : minute >= start || minute < end }
+    }
+
+    public var ranges: [Range]
+
+    public init(ranges: [Range]) { self.ranges = ranges }
+
+    /// `HH:MM-HH:MM[, HH:MM-HH:MM …]` (at most 8 ranges); nil when it is not that.
+    public init?(_ text: String) {
+        var ranges: [Range] = []
+        for part in text.split(separator: ",") {
+            let ends = part.split(separator: "-").map { $0.filter { !$0.isWhitespace } }
+            guard ends.count == 2, let start = Self.minute(ends[0]), let end = Self.minute(ends[1]), start != end else { return nil }
+            ranges.append(Range(start: start, end: end))
+        }
+        guard (1...8).contains(ranges.count) else { return nil }
+        self.ranges = ranges
+    }
+
+    private static func minute(_ text: String) -> Int? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }), let hour = Int(parts[0]), let minute = Int(parts[1]),
+            (0..<24).contains(hour), (0..<60).contains(minute)
+        else { return nil }
+        return hour * 60 + minute
+    }
+
+    /// Whether `time` (seconds since the epoch) falls in quiet hours, `utcOffset` seconds east of UTC.
+    public func contains(_ time: Double, utcOffset: Int) -> Bool {
+        ranges.contains { $0.contains(Self.minuteOfDay(time, utcOffset)) }
+    }
+
+    /// When the quiet that `time` falls in ends (the first minute out of every range).
+    public func end(after time: Double, utcOffset: Int) -> Double {
+        var probe = (time / 60).rounded(.down) * 60
+        for _ in 0..<(24 * 60) where contains(probe, utcOffset: utcOffset) { probe += 60 }
+        return probe
+    }
+
+    static func minuteOfDay(_ time: Double, _ utcOffset: Int) -> Int {
+        let local = Int64(time.isFinite ? max(0, min(time, 253_402_300_799)) : 0) + Int64(utcOffset)
+        return Int(((local % 86_400) + 86_400) % 86_400 / 60)
+    }
+}
+
+/// What waits in the outbox for one target, as the policy needs it.
+public struct WaitingAlert: Sendable, Hashable {
+    public var id: Int64
+    public var title: String
+    public var urgency: Urgency
+    public var postedAt: Double
+
+    public init(id: Int64, title: String, urgency: Urgency, postedAt: Double) {
+        self.id = id
+        self.title = title
+        self.urgency = urgency
+        self.postedAt = postedAt
+    }
+}
+
+/// One message a target took: when, and the titles it carried.
+public struct SentMessage: Sendable, Hashable {
+    public var at: Double
+    public var titles: [String]
+
+    public init(at: Double, titles: [String]) {
+        self.at = at
+        self.titles = titles
+    }
+}
+
+/// What a target's lane does next.
+public enum ForwardingDecision: Sendable, Hashable {
+    /// Send these alerts (oldest first) as one message: one alert as itself, several as a digest.
+    case send([Int64])
+    /// Nothing may go before this instant (seconds since the epoch).
+    case wait(until: Double)
+    /// Nothing waits.
+    case idle
+}
+
+/// When alerts go to one target — pure, on the wall clock it is given:
+/// - **quiet hours**: inside them only critical alerts go (none with
+///   `quietCritical`); what waited goes as one digest when they end;
+/// - **no repeats**: a title the target got in the last 10 minutes waits,
+///   folded into the next message that goes (or its own, ×N, after the 10 minutes);
+/// - **a budget**: at most `count` messages in the window; over it, what
+///   waits goes as one digest at the next free slot, never dropped; with one
+///   slot left, a critical alert takes it alone (a logout is never held behind a digest).
+/// Alerts a target could not take (it was down) go one by one as before.
+public struct ForwardingPolicy: Sendable, Hashable {
+    public var budget: RelayBudget?
+    public var quiet: QuietHours?
+    public var quietCritical: Bool
+
+    /// The same title is not sent to a target twice within this many seconds.
+    public static let repeatWindow: Double = 600
+
+    public init(budget: RelayBudget? = nil, quiet: QuietHours? = nil, quietCritical: Bool = false) {
+        self.budget = budget
+        self.quiet = quiet
+        self.quietCritical = quietCritical
+    }
+
+    public func decide(waiting: [WaitingAlert], sent: [SentMessage], now: Double, utcOffset: Int) -> ForwardingDecision {
+        guard !waiting.isEmpty else { return .idle }
+        var wakes: [Double] = []
+        var eligible = waiting
+        if let quiet, quiet.contains(now, utcOffset: utcOffset) {
+            eligible = waiting.filter { $0.urgency == .critical && !quietCritical }
+            wakes.append(quiet.end(after: now, utcOffset: utcOffset))
+        }
+        // Titles the target took in the last 10 minutes: alerts with them wait, to ride along.
+        var lastSent: [String: Double] = [:]
+        for message in sent where message.at > now - Self.repeatWindow {
+            for title in message.titles { lastSent[title] = max(lastSent[title] ?? 0, message.at) }
+        }
+        let repeats = eligible.filter { lastSent[$0.title] != nil }
+        let fresh = eligible.filter { lastSent[$0.title] == nil }
+        wakes += repeats.compactMap { lastSent[$0.title].map { $0 + Self.repeatWindow } }
+        var left = Int.max
+        if let budget {
+            let inWindow = sent.map(\.at).filter { $0 > now - budget.window }.sorted()
+            left = budget.count - inWindow.count
+            if left <= 0 {
+                // The next slot frees when the oldest message that fills the window leaves it.
+                if !eligible.isEmpty { wakes.append(inWindow[inWindow.count - budget.count] + budget.window) }
+                return Self.waiting(wakes)
+            }
+        }
+        guard let first = fresh.first else { return Self.waiting(wakes) }
+        let critical = fresh.filter { $0.urgency == .critical }
+        if left == 1, !critical.isEmpty, critical.count < fresh.count {
+            return .send(Self.ids(critical, with: repeats))
+        }
+        let heldByQuiet = quiet.map { quiet in fresh.filter { quiet.contains($0.postedAt, utcOffset: utcOffset) } } ?? []
+        if fresh.count > left || heldByQuiet.count > 1 {
+            return .send(Self.ids(fresh, with: repeats))
+        }
+        // One at a time, with every other alert of its title, and the repeats waiting to ride along.
+        return .send(Self.ids(fresh.filter { $0.title == first.title }, with: repeats))
+    }
+
+    private static func ids(_ alerts: [WaitingAlert], with repeats: [WaitingAlert]) -> [Int64] {
+        (alerts + repeats).map(\.id).sorted()
+    }
+
+    private static func waiting(_ wakes: [Double]) -> ForwardingDecision {
+        wakes.min().map { .wait(until: $0) } ?? .idle
+    }
+}
