@@ -96,15 +96,27 @@ final class AlertForwarder {
         }
     }
 
-    /// Each target's queue and last delivery, for `GetStatus`.
+    /// Each target's queue, last delivery, budget left and why alerts are held, for `GetStatus`.
     func summaries() -> [ForwardingSummary] {
         guard !lanes.isEmpty, let store = store() else { return [] }
+        let now = AlertStore.now
         do {
             let summaries = try store.outboxSummary(for: lanes.map(\.target.name))
-            return zip(lanes, summaries).map { lane, summary in
-                ForwardingSummary(
+            return try zip(lanes, summaries).map { lane, summary throws(StoreError) in
+                let sent = try store.sentMessages(to: lane.target.name, since: now - max(lane.policy.budget?.window ?? 0, ForwardingPolicy.repeatWindow))
+                var held = ""
+                if summary.queued > 0, !lane.busy, !lane.backingOff {
+                    let waiting = try store.waitingForDelivery(to: lane.target.name, limit: 200)
+                    if case .wait(_, let reason) = lane.policy.decide(
+                        waiting: waiting.map { WaitingAlert(id: $0.alertID, title: $0.title, urgency: $0.urgency, postedAt: $0.postedAt) },
+                        sent: sent, now: now, utcOffset: WallClock.utcOffset(now))
+                    {
+                        held = reason.rawValue
+                    }
+                }
+                return ForwardingSummary(
                     target: lane.target.displayName, queued: summary.queued, lastDelivered: summary.lastDeliveredAt,
-                    lastError: summary.lastError ?? "")
+                    lastError: summary.lastError ?? "", budgetLeft: lane.policy.budgetLeft(sent: sent, now: now), held: held)
             }
         } catch {
             storeFailed(error, "read the outbox")
@@ -125,7 +137,7 @@ final class AlertForwarder {
                 sent: try store.sentMessages(to: lane.target.name, since: now - window), now: now, utcOffset: WallClock.utcOffset(now))
             switch decision {
             case .idle: return
-            case .wait(let until):
+            case .wait(let until, _):
                 // Held: woken when they may go (the quiet's end, a free slot, a repeat's ten minutes).
                 let hold = lane.hold ?? loop.makeTimer { [weak self, weak lane] in
                     guard let self, let lane else { return }

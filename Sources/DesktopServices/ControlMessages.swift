@@ -118,6 +118,8 @@ extension ForwardingSummary {
             "target": Variant(target), "queued": Variant(UInt32(clamping: queued)), "last_error": Variant(lastError),
         ]
         if let lastDelivered { entries["last_delivered"] = Variant(lastDelivered) }
+        if let budgetLeft { entries["budget_left"] = Variant(UInt32(clamping: budgetLeft)) }
+        if !held.isEmpty { entries["held"] = Variant(held) }
         return entries
     }
 
@@ -126,7 +128,9 @@ extension ForwardingSummary {
         self.init(
             target: String((dictionary["target"]?.get(String.self) ?? "").prefix(300)),
             queued: Int(dictionary["queued"]?.get(UInt32.self) ?? 0), lastDelivered: dictionary["last_delivered"]?.get(Double.self),
-            lastError: String((dictionary["last_error"]?.get(String.self) ?? "").prefix(500)))
+            lastError: String((dictionary["last_error"]?.get(String.self) ?? "").prefix(500)),
+            budgetLeft: dictionary["budget_left"]?.get(UInt32.self).map { Int(min($0, 1000)) },
+            held: String((dictionary["held"]?.get(String.self) ?? "").prefix(16)))
     }
 }
 

@@ -25,7 +25,9 @@ enum StatusCommand {
                       interval, timeout, location (off, waiting, ok, denied,
                       disabled, unavailable, too-coarse, stopped), version and
                       relay (an array of objects with target, queued,
-                      last_delivered (ISO 8601, UTC, or null) and last_error)
+                      last_delivered (ISO 8601, UTC, or null), last_error,
+                      budget_left (null without a budget) and held (quiet-hours,
+                      budget, repeat, or empty))
           --watch     keep running and print a line (or, with --json, an object per
                       line) each time the state, badge, address, location or last
                       error changes, until Ctrl-C; waits for the daemon when it is
@@ -105,6 +107,13 @@ enum StatusCommand {
         var parts = [Output.printable(relay.target)]
         parts.append(relay.lastDelivered.map { fill(localize("last delivered %s"), TimeText.local($0)) } ?? localize("nothing delivered yet"))
         if relay.queued > 0 { parts.append(Style.yellow(fill(localize("%s waiting"), "\(relay.queued)"))) }
+        if let left = relay.budgetLeft { parts.append(fill(localize("%s left in its budget"), "\(left)")) }
+        switch relay.held {
+        case HoldReason.quietHours.rawValue: parts.append(localize("held for the quiet hours"))
+        case HoldReason.budget.rawValue: parts.append(localize("held: over its budget (one digest at the next free slot)"))
+        case HoldReason.repeats.rawValue: parts.append(localize("held: the same title went less than 10 minutes ago"))
+        default: break
+        }
         if !relay.lastError.isEmpty { parts.append(Style.red(Output.printable(relay.lastError))) }
         return parts.joined(separator: " — ")
     }
@@ -197,13 +206,17 @@ struct StatusJSON: Encodable {
     /// One `relay` element.
     struct RelayJSON: Encodable {
         var relay: ForwardingSummary
-        enum Keys: String, CodingKey { case target, queued, lastDelivered = "last_delivered", lastError = "last_error" }
+        enum Keys: String, CodingKey {
+            case target, queued, lastDelivered = "last_delivered", lastError = "last_error", budgetLeft = "budget_left", held
+        }
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
             try container.encode(relay.target, forKey: .target)
             try container.encode(relay.queued, forKey: .queued)
             try container.encode(relay.lastDelivered.map(TimeText.iso8601), forKey: .lastDelivered)
             try container.encode(relay.lastError, forKey: .lastError)
+            try container.encode(relay.budgetLeft, forKey: .budgetLeft)
+            try container.encode(relay.held, forKey: .held)
         }
     }
 

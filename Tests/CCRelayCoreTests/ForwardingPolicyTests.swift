@@ -24,7 +24,7 @@ import Testing
             while true {
                 switch policy.decide(waiting: waiting, sent: sent, now: time, utcOffset: utcOffset) {
                 case .idle: return nil
-                case .wait(let until):
+                case .wait(let until, _):
                     #expect(until > time, "a wake-up in the future, never a busy loop")
                     return until
                 case .send(let ids):

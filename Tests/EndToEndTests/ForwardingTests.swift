@@ -60,6 +60,31 @@ import Testing
         }
     }
 
+    /// issue 26: quiet hours hold a notice (no bubble, not forwarded) but
+    /// not a logout; the status says why and what is left of the budget.
+    @Test func quietHoursHoldANoticeButNotALogoutAndTheStatusSaysWhy() async throws {
+        let ntfy = try RelayRecorder(.ntfy)
+        // Quiet all day, whatever the clock says when the test runs.
+        let rig = try await DaemonRig(extraConfig: """
+            [alerts]
+            quiet = 00:00-12:00, 12:00-00:00
+            [relay]
+            forward = ntfy://127.0.0.1:\(ntfy.port)/ccrelay-quiet?limit=5/day
+            kinds = logged-out, notice
+            """)
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        try rig.sim.control("POST", "notice", ["id": "n-quiet", "title": "停电通知", "body": "今晚维护", "urgency": "normal"])
+        #expect(await eventually(timeout: .seconds(20)) { (try? relays(rig).first?["held"] as? String) == "quiet-hours" }, "\(rig.log)")
+        let shown = try rig.shown()
+        #expect(ntfy.requests().isEmpty && !shown.contains("x-ccrelay.notice"), "neither forwarded nor popped up: \(shown)")
+        try rig.sim.control("POST", "kick", ["message": "你已被管理员下线"])
+        #expect(await eventually(timeout: .seconds(20)) { ntfy.requests().count == 1 }, "\(rig.log)")
+        #expect(RelayRecorder.body(ntfy.requests()[0])["title"] as? String == "Logged out of the campus network")
+        #expect(await eventually { (try? relays(rig).first?["budget_left"] as? Int) == 4 }, "\((try? relays(rig)) ?? [])")
+        #expect(try relays(rig).first?["queued"] as? Int == 1, "the notice waits for the quiet's end")
+        #expect(try rig.shown().contains("network.disconnected"), "a logout still pops up")
+    }
+
     @Test func aTargetThatIsDownGetsTheAlertOnceWhenTheSessionIsBackMarkedLate() async throws {
         let port = Int(try freeLoopbackPort())
         let rig = try await DaemonRig(extraConfig: """

@@ -258,11 +258,17 @@ public struct ForwardingSummary: Sendable, Hashable {
     public var lastDelivered: Double?
     /// Why the last attempt failed ("" when it did not).
     public var lastError: String
+    /// Messages left in its budget's window (nil: no budget).
+    public var budgetLeft: Int?
+    /// Why alerts wait for it though it could take them (`HoldReason`: quiet-hours, budget, repeat; "" when none do).
+    public var held: String
 
-    public init(target: String, queued: Int, lastDelivered: Double?, lastError: String) {
+    public init(target: String, queued: Int, lastDelivered: Double?, lastError: String, budgetLeft: Int? = nil, held: String = "") {
         self.target = target
         self.queued = queued
         self.lastDelivered = lastDelivered
         self.lastError = lastError
+        self.budgetLeft = budgetLeft
+        self.held = held
     }
 }

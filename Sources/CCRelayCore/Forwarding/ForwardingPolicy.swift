@@ -102,12 +102,20 @@ public struct SentMessage: Sendable, Hashable {
     }
 }
 
+/// Why alerts wait for a target that could take them.
+public enum HoldReason: String, Sendable, Hashable {
+    case quietHours = "quiet-hours"
+    case budget
+    /// A title the target got in the last 10 minutes.
+    case repeats = "repeat"
+}
+
 /// What a target's lane does next.
 public enum ForwardingDecision: Sendable, Hashable {
     /// Send these alerts (oldest first) as one message: one alert as itself, several as a digest.
     case send([Int64])
-    /// Nothing may go before this instant (seconds since the epoch).
-    case wait(until: Double)
+    /// Nothing may go before this instant (seconds since the epoch), held for `reason`.
+    case wait(until: Double, reason: HoldReason)
     /// Nothing waits.
     case idle
 }
@@ -137,11 +145,11 @@ public struct ForwardingPolicy: Sendable, Hashable {
 
     public func decide(waiting: [WaitingAlert], sent: [SentMessage], now: Double, utcOffset: Int) -> ForwardingDecision {
         guard !waiting.isEmpty else { return .idle }
-        var wakes: [Double] = []
+        var wakes: [(at: Double, reason: HoldReason)] = []
         var eligible = waiting
         if let quiet, quiet.contains(now, utcOffset: utcOffset) {
             eligible = waiting.filter { $0.urgency == .critical && !quietCritical }
-            wakes.append(quiet.end(after: now, utcOffset: utcOffset))
+            wakes.append((quiet.end(after: now, utcOffset: utcOffset), .quietHours))
         }
         // Titles the target took in the last 10 minutes: alerts with them wait, to ride along.
         var lastSent: [String: Double] = [:]
@@ -150,14 +158,14 @@ public struct ForwardingPolicy: Sendable, Hashable {
         }
         let repeats = eligible.filter { lastSent[$0.title] != nil }
         let fresh = eligible.filter { lastSent[$0.title] == nil }
-        wakes += repeats.compactMap { lastSent[$0.title].map { $0 + Self.repeatWindow } }
+        wakes += repeats.compactMap { lastSent[$0.title].map { ($0 + Self.repeatWindow, .repeats) } }
         var left = Int.max
         if let budget {
             let inWindow = sent.map(\.at).filter { $0 > now - budget.window }.sorted()
             left = budget.count - inWindow.count
             if left <= 0 {
                 // The next slot frees when the oldest message that fills the window leaves it.
-                if !eligible.isEmpty { wakes.append(inWindow[inWindow.count - budget.count] + budget.window) }
+                if !eligible.isEmpty { wakes.append((inWindow[inWindow.count - budget.count] + budget.window, .budget)) }
                 return Self.waiting(wakes)
             }
         }
@@ -178,7 +186,12 @@ public struct ForwardingPolicy: Sendable, Hashable {
         (alerts + repeats).map(\.id).sorted()
     }
 
-    private static func waiting(_ wakes: [Double]) -> ForwardingDecision {
-        wakes.min().map { .wait(until: $0) } ?? .idle
+    private static func waiting(_ wakes: [(at: Double, reason: HoldReason)]) -> ForwardingDecision {
+        wakes.min { $0.at < $1.at }.map { .wait(until: $0.at, reason: $0.reason) } ?? .idle
+    }
+
+    /// Messages left in the budget's window at `now` (nil: no budget).
+    public func budgetLeft(sent: [SentMessage], now: Double) -> Int? {
+        budget.map { budget in max(0, budget.count - sent.filter { $0.at > now - budget.window }.count) }
     }
 }
