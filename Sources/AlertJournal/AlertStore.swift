@@ -335,7 +335,9 @@ public final class AlertStore {
             """
             SELECT id, kind, title, body, urgency, posted_at, notification_id, acknowledged, acknowledged_at,
                 (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NOT NULL),
-                (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NULL AND refused_at IS NULL)
+                (SELECT count(*) FROM outbox WHERE alert_id = alerts.id AND delivered_at IS NULL AND refused_at IS NULL),
+                (SELECT count(*) FROM outbox o WHERE o.alert_id = alerts.id AND o.delivered_at IS NOT NULL AND EXISTS
+                    (SELECT 1 FROM outbox p WHERE p.target = o.target AND p.delivered_at = o.delivered_at AND p.alert_id <> o.alert_id))
             FROM alerts \(filter) ORDER BY id DESC LIMIT ?
             """, values
         ) { row in
@@ -348,7 +350,8 @@ public final class AlertStore {
                 urgency: Urgency(rawValue: UInt8(clamping: row.integer(4))) ?? .normal, postedAt: Self.time(row.real(5)) ?? 0,
                 notificationID: row.isNull(6) ? nil : UInt32(clamping: row.integer(6)), acknowledged: row.integer(7) != 0,
                 acknowledgedAt: row.isNull(8) ? nil : Self.time(row.real(8)),
-                forwarded: Int(clamping: row.integer(9)), forwardWaiting: Int(clamping: row.integer(10))))
+                forwarded: Int(clamping: row.integer(9)), forwardWaiting: Int(clamping: row.integer(10)),
+                forwardedInDigest: Int(clamping: row.integer(11))))
         }
         return entries
     }

@@ -17,10 +17,12 @@ public struct JournalEntry: Sendable, Hashable {
     /// Relay targets it reached, and those it still waits for (`[relay]`).
     public var forwarded: Int
     public var forwardWaiting: Int
+    /// Of the targets it reached, those it reached inside a digest (with other alerts, in one message).
+    public var forwardedInDigest: Int
 
     public init(id: Int64, kind: AlertKind, title: String, body: String, urgency: Urgency, postedAt: Double,
                 notificationID: UInt32? = nil, acknowledged: Bool = false, acknowledgedAt: Double? = nil,
-                forwarded: Int = 0, forwardWaiting: Int = 0) {
+                forwarded: Int = 0, forwardWaiting: Int = 0, forwardedInDigest: Int = 0) {
         self.id = id
         self.kind = kind
         self.title = title
@@ -32,6 +34,7 @@ public struct JournalEntry: Sendable, Hashable {
         self.acknowledgedAt = acknowledgedAt
         self.forwarded = forwarded
         self.forwardWaiting = forwardWaiting
+        self.forwardedInDigest = forwardedInDigest
     }
 }
 

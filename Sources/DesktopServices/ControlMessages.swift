@@ -145,6 +145,7 @@ extension JournalEntry {
         if let acknowledgedAt { entries["acknowledged_at"] = Variant(acknowledgedAt) }
         if forwarded > 0 { entries["forwarded"] = Variant(UInt32(clamping: forwarded)) }
         if forwardWaiting > 0 { entries["forward_waiting"] = Variant(UInt32(clamping: forwardWaiting)) }
+        if forwardedInDigest > 0 { entries["in_digest"] = Variant(UInt32(clamping: forwardedInDigest)) }
         return entries
     }
 
@@ -162,6 +163,7 @@ extension JournalEntry {
             acknowledged: dictionary["acknowledged"]?.get(Bool.self) ?? false,
             acknowledgedAt: dictionary["acknowledged_at"]?.get(Double.self),
             forwarded: Int(dictionary["forwarded"]?.get(UInt32.self) ?? 0),
-            forwardWaiting: Int(dictionary["forward_waiting"]?.get(UInt32.self) ?? 0))
+            forwardWaiting: Int(dictionary["forward_waiting"]?.get(UInt32.self) ?? 0),
+            forwardedInDigest: Int(min(dictionary["in_digest"]?.get(UInt32.self) ?? 0, 16)))
     }
 }

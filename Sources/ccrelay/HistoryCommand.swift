@@ -15,7 +15,8 @@ enum HistoryCommand {
         Lists the alerts ccrelay raised, newest first, with the time, the kind, the
         text, and whether you acknowledged them (unread ones are marked with *);
         an alert forwarded off the machine ([relay]) is marked "→ N" (the targets
-        it reached), one still waiting for a target "→ …".
+        it reached; "(M in a digest)" when it went with others in one message),
+        one still waiting for a target "→ …".
         Asks the running daemon, or reads the journal on disk when none runs
         ($XDG_STATE_HOME/ccrelay/alerts.db; the newest 1,000 acknowledged alerts
         are kept).
@@ -27,7 +28,8 @@ enum HistoryCommand {
           --json       print a JSON array of objects with id, kind, title, body,
                        urgency, posted_at, acknowledged, acknowledged_at (ISO 8601,
                        UTC, or null), notification_id (or null), forwarded (the
-                       relay targets it reached) and forward_waiting
+                       relay targets it reached), forward_waiting and in_digest
+                       (the targets it reached inside a digest)
           -h, --help   show this help
 
         Exit status: 0 ok, 1 the journal cannot be read, 2 usage error.
@@ -81,7 +83,9 @@ enum HistoryCommand {
         let painted = entry.urgency == .critical ? Style.red(kind) : kind
         let body = entry.body.split(separator: "\n").first.map { " — " + Output.printable(String($0)) } ?? ""
         let forwarded =
-            entry.forwardWaiting > 0 ? Style.yellow(" → …") : entry.forwarded > 0 ? Style.dim(" → \(entry.forwarded)") : ""
+            entry.forwardWaiting > 0 ? Style.yellow(" → …")
+            : entry.forwarded > 0 ? Style.dim(" → \(entry.forwarded)" + (entry.forwardedInDigest > 0 ? " " + fill(localize("(%s in a digest)"), "\(entry.forwardedInDigest)") : ""))
+            : ""
         return "\(Style.dim(TimeText.local(entry.postedAt))) \(mark) \(painted)\(Output.printable(entry.title))\(body)\(forwarded)"
     }
 
@@ -90,7 +94,7 @@ enum HistoryCommand {
         var entry: JournalEntry
         enum Keys: String, CodingKey {
             case id, kind, title, body, urgency, postedAt = "posted_at", acknowledged, acknowledgedAt = "acknowledged_at"
-            case notificationID = "notification_id", forwarded, forwardWaiting = "forward_waiting"
+            case notificationID = "notification_id", forwarded, forwardWaiting = "forward_waiting", inDigest = "in_digest"
         }
         func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: Keys.self)
@@ -105,6 +109,7 @@ enum HistoryCommand {
             try container.encode(entry.notificationID, forKey: .notificationID)
             try container.encode(entry.forwarded, forKey: .forwarded)
             try container.encode(entry.forwardWaiting, forKey: .forwardWaiting)
+            try container.encode(entry.forwardedInDigest, forKey: .inDigest)
         }
     }
 }

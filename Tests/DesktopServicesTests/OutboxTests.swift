@@ -31,6 +31,23 @@ import Testing
         #expect(journal.map(\.forwardWaiting) == [0, 2])
     }
 
+    /// issue 26: a digest marks its alerts delivered at one instant: one message for
+    /// the budget, and the history says which alerts went in one.
+    @Test func aDigestIsOneMessageAndTheHistorySaysSo() throws {
+        let store = try store()
+        for title in ["1", "2", "3"] { try store.record(alert(title), forwardTo: { _ in ["t", "u"] }) }
+        let waiting = try store.waitingForDelivery(to: "t", limit: 10)
+        #expect(waiting.map(\.title) == ["1", "2", "3"])
+        try store.markDelivered(waiting[0], answer: "", at: 1000)
+        for item in waiting.dropFirst() { try store.markDelivered(item, answer: "", at: 2000) }
+        try store.markDelivered(try #require(try store.nextForDelivery(to: "u")), answer: "", at: 2000)
+        #expect(try store.sentMessages(to: "t", since: 0) == [SentMessage(at: 1000, titles: ["1"]), SentMessage(at: 2000, titles: ["2", "3"])])
+        #expect(try store.sentMessages(to: "t", since: 1500).count == 1)
+        let history = try store.alerts(limit: 10)
+        #expect(history.map(\.forwardedInDigest) == [1, 1, 0], "\(history.map(\.title)): 3 and 2 went together to t; 1 alone to u")
+        #expect(history.map(\.forwarded) == [1, 1, 2])
+    }
+
     @Test func theJournalEntryAndItsOutboxRowsLandTogetherOrNotAtAll() throws {
         let store = try store()
         try store.record(alert("kept"), forwardTo: { _ in ["t"] })

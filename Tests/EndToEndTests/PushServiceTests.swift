@@ -183,5 +183,46 @@ import Testing
         #expect(tunnels == ["127.0.0.1:\(telegram.port)"], "only Telegram went through the proxy: \(tunnels)")
         proxy.stop()
     }
+
+    /// A kick with five targets, one of each family — ntfy, Bark, mail, a
+    /// webhook that is down, ServerChan over its budget —: each gets exactly
+    /// what the rules say, once.
+    @Test func aKickReachesFiveTargetsEachAsItsRulesSay() async throws {
+        let ntfy = try RelayRecorder(.ntfy)
+        let bark = try RelayRecorder(.bark, token: "BarkDeviceKey123", tls: true)
+        let serverchan = try RelayRecorder(.serverchan, token: "SCT123456TabcdefABCDEF", tls: true)
+        let mail = try SMTPRecorder(tls: "implicit", user: "12345", password: "code")
+        let rig = try await DaemonRig(extraConfig: """
+            [relay]
+            ntfy = http://127.0.0.1:\(ntfy.port)/ccrelay-five
+            forward = bark://127.0.0.1:\(bark.port)/BarkDeviceKey123
+            forward = schan://SCT123456TabcdefABCDEF?\(Services.api(serverchan))&limit=1/hour
+            forward = mailtos://12345:code@127.0.0.1:\(mail.port)/?to=me@campus.example
+            webhook = http://127.0.0.1:9/down
+            kinds = logged-out, notice
+            ca-file = \(TestPKI.shared.caCertificate)
+            """)
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        // A notice first: it spends ServerChan's one message of the hour.
+        try rig.sim.control("POST", "notice", ["id": "n-five", "title": "停电通知", "body": "今晚维护", "urgency": "normal"])
+        #expect(await eventually(timeout: .seconds(20)) { serverchan.requests().count == 1 && ntfy.requests().count == 1 }, "\(rig.log)")
+        try rig.sim.control("POST", "kick", ["message": "你已被管理员下线"])
+        #expect(await eventually(timeout: .seconds(20)) {
+            ntfy.requests().count == 2 && bark.requests().count == 2 && mail.messages().count == 2
+        }, "\(rig.log)")
+        func status() -> [[String: Any]] {
+            let output = (try? rig.cli(["status", "--json"]).standardOutput) ?? ""
+            return ((try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])?["relay"] as? [[String: Any]]) ?? []
+        }
+        func entry(_ prefix: String) -> [String: Any]? { status().first { ($0["target"] as? String)?.hasPrefix(prefix) == true } }
+        #expect(await eventually { entry("ServerChan")?["held"] as? String == "budget" }, "\(status())")
+        #expect(entry("ServerChan")?["budget_left"] as? Int == 0 && entry("ServerChan")?["queued"] as? Int == 1)
+        #expect(entry("webhook")?["queued"] as? Int == 2 && (entry("webhook")?["last_error"] as? String)?.isEmpty == false, "\(status())")
+        try await Task.sleep(for: .seconds(2))
+        #expect(serverchan.requests().count == 1, "over its budget: the logout waits for the next slot, in a digest")
+        #expect(ntfy.requests().count == 2 && bark.requests().count == 2 && mail.messages().count == 2, "each once")
+        #expect(bark.problems().isEmpty && serverchan.problems().isEmpty)
+        #expect(RelayRecorder.body(bark.requests()[1])["level"] as? String == "critical", "a logout is critical on Bark")
+    }
 }
 
