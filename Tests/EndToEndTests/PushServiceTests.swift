@@ -224,5 +224,29 @@ import Testing
         #expect(bark.problems().isEmpty && serverchan.problems().isEmpty)
         #expect(RelayRecorder.body(bark.requests()[1])["level"] as? String == "critical", "a logout is critical on Bark")
     }
+
+    /// kill -9 while the mail server holds the message: after the restart the
+    /// mail goes again with the same Message-ID, marked late, and only once.
+    @Test func killDashNineDuringAMailSendsItAgainWithTheSameMessageID() async throws {
+        let server = try SMTPRecorder(tls: "implicit", user: "12345", password: "code", hangFirst: 1)
+        let rig = try await DaemonRig(extraConfig: """
+            [relay]
+            forward = mailtos://12345:code@127.0.0.1:\(server.port)/?to=me@campus.example
+            ca-file = \(TestPKI.shared.caCertificate)
+            """)
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        try rig.sim.control("POST", "kick")
+        #expect(await eventually(timeout: .seconds(20)) { server.messages().count == 1 }, "\(rig.log)")
+        rig.daemon.stop(signal: SIGKILL)
+        _ = rig.daemon.wait()
+        let again = try rig.startDaemon(logPath: rig.logPath + ".2")
+        defer { again.stop() }
+        #expect(await eventually(timeout: .seconds(30)) { server.messages().count == 2 }, "\(rig.log)")
+        let messages = server.messages()
+        #expect(messages[0]["message_id"] as? String == messages[1]["message_id"] as? String, "\(messages)")
+        #expect(messages[1]["answered"] as? Bool == true && (messages[1]["text"] as? String)?.contains("Delayed: raised at") == true)
+        try await Task.sleep(for: .seconds(3))
+        #expect(server.messages().count == 2, "once delivered, never again")
+    }
 }
 

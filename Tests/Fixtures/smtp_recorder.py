@@ -9,8 +9,10 @@ as parsed, Message-ID, the text) to --record, one JSON object per line.
 Prints port=N first.
 
   --tempfail-first N   answer the first N messages 451 (try again later), recorded all the same
+  --hang-first N       take the first N messages and never answer (a client killed meanwhile)
 """
 import argparse
+import asyncio
 import email
 import email.policy
 import email.utils
@@ -31,6 +33,7 @@ arguments.add_argument("--key", required=True)
 arguments.add_argument("--user", required=True)
 arguments.add_argument("--password", required=True)
 arguments.add_argument("--tempfail-first", type=int, default=0)
+arguments.add_argument("--hang-first", type=int, default=0)
 options = arguments.parse_args()
 lock = threading.Lock()
 received = 0
@@ -53,7 +56,8 @@ class Recorder:
             date = None
         with lock:
             received += 1
-            answered = received > options.tempfail_first
+            number = received
+            answered = received > options.tempfail_first and received > options.hang_first
             entry = {
                 "mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos, "subject": str(message["Subject"]),
                 "from": str(message["From"]), "to": str(message["To"]), "date": date, "message_id": str(message["Message-ID"]),
@@ -62,6 +66,8 @@ class Recorder:
             }
             with open(options.record, "a", encoding="utf-8") as record:
                 record.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        if number <= options.hang_first:
+            await asyncio.sleep(3600)
         return "250 2.0.0 OK" if answered else "451 4.3.0 Try again later"
 
 
