@@ -137,17 +137,23 @@ import Testing
         #expect(server.messages().isEmpty)
     }
 
-    /// A mail the server answered "try again later" (451) goes again after
-    /// the back-off with the same Message-ID (the alert's idempotency key), marked late.
-    @Test func aRetriedMailKeepsItsMessageID() async throws {
-        let server = try SMTPRecorder(tls: "starttls", user: "12345", password: "code", tempfailFirst: 1)
+    /// A daemon forwarding to `server` (login 12345, password code), online, then kicked out.
+    static func kicked(mailingTo server: SMTPRecorder, scheme: String) async throws -> DaemonRig {
         let rig = try await DaemonRig(extraConfig: """
             [relay]
-            forward = mailto://12345:code@127.0.0.1:\(server.port)/?to=me@campus.example
+            forward = \(scheme)://12345:code@127.0.0.1:\(server.port)/?to=me@campus.example
             ca-file = \(TestPKI.shared.caCertificate)
             """)
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
         try rig.sim.control("POST", "kick", ["message": "你已被管理员下线"])
+        return rig
+    }
+
+    /// A mail the server answered "try again later" (451) goes again after
+    /// the back-off with the same Message-ID (the alert's idempotency key), marked late.
+    @Test func aRetriedMailKeepsItsMessageID() async throws {
+        let server = try SMTPRecorder(tls: "starttls", user: "12345", password: "code", tempfailFirst: 1)
+        let rig = try await Self.kicked(mailingTo: server, scheme: "mailto")
         #expect(await eventually(timeout: .seconds(40)) { server.messages().count >= 2 }, "\(server.messages())\n\(rig.log)")
         let messages = server.messages()
         #expect(messages.map { $0["answered"] as? Bool } == [false, true], "\(messages)")
@@ -229,13 +235,7 @@ import Testing
     /// mail goes again with the same Message-ID, marked late, and only once.
     @Test func killDashNineDuringAMailSendsItAgainWithTheSameMessageID() async throws {
         let server = try SMTPRecorder(tls: "implicit", user: "12345", password: "code", hangFirst: 1)
-        let rig = try await DaemonRig(extraConfig: """
-            [relay]
-            forward = mailtos://12345:code@127.0.0.1:\(server.port)/?to=me@campus.example
-            ca-file = \(TestPKI.shared.caCertificate)
-            """)
-        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
-        try rig.sim.control("POST", "kick")
+        let rig = try await Self.kicked(mailingTo: server, scheme: "mailtos")
         #expect(await eventually(timeout: .seconds(20)) { server.messages().count == 1 }, "\(rig.log)")
         rig.daemon.stop(signal: SIGKILL)
         _ = rig.daemon.wait()
