@@ -18,7 +18,8 @@ public enum RelayDigest {
         let since = time(oldest.postedAt)
         var digest = newest
         digest.urgency = alerts.map(\.urgency).max() ?? .normal
-        digest.late = alerts.contains(where: \.late)
+        // Held by design, and each line says when it came: no "Delayed" note.
+        digest.late = false
         digest.key = "digest-" + PushAddress(base: "", key: alerts.map(\.key).sorted().joined(separator: ",")).fingerprint + "-\(alerts.count)"
         if groups.count == 1 {
             digest.title = "\(newest.title) ×\(alerts.count)"
