@@ -33,7 +33,7 @@ public final class AlertStore {
     public var onForwardsDropped: ((Int) -> Void)?
 
     /// The schema version this code writes; older files are migrated.
-    static let schemaVersion: Int64 = 5
+    public static let schemaVersion: Int64 = 5
     /// "ccry": a SQLite file without it is another program's, not ours to change.
     static let applicationID: Int64 = 0x6363_7279
 

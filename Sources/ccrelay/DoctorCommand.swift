@@ -319,7 +319,8 @@ enum DoctorCommand {
         let writable = access(folder, W_OK) == 0 && access(path, W_OK) == 0
         let unread = (try? AlertStore(path: path, log: { _ in }).badge().count) ?? -1
         report.add("journal", writable && unread >= 0 ? "ok" : "fail",
-                   "\(path): \(size / 1024) KiB" + (unread >= 0 ? ", \(unread) unread" : ", cannot be read"),
+                   "\(path): \(size / 1024) KiB" + (unread >= 0 ? ", schema \(AlertStore.schemaVersion), \(unread) unread" : ", cannot be read")
+                       + (writable ? "" : ", not writable"),
                    fix: writable && unread >= 0 ? nil : "check the folder's owner and free space: df -h \(folder)")
     }
 }

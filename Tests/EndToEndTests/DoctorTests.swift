@@ -34,6 +34,7 @@ import Testing
         #expect(texts("server").contains { $0.hasPrefix("IPv4 127.0.x.x: name, TCP and TLS ok") }, "\(texts("server"))")
         #expect(texts("timeline").contains { $0.contains("logging-in → online") }, "\(texts("timeline"))")
         #expect(texts("outside").first?.contains("[probe] mode = off") == true, "\(report)")
+        #expect(texts("journal").first?.contains("schema 5") == true, "\(report)")
         let sessions = try rig.sim.sessions()
         #expect(sessions.count == 1, "the doctor never logs in: \(sessions.count) sessions")
         let token = try #require(sessions.first?["session"] as? String)
