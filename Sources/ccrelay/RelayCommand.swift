@@ -6,10 +6,11 @@ enum RelayCommand {
         Usage: ccrelay relay test [TARGET] [--config PATH]
 
         Sends a test message to every target in the configuration's [relay] group
-        (ntfy, gotify, webhook), or to those TARGET names (a service such as ntfy,
-        or the start of a target's URL), the way the daemon forwards alerts, and
-        prints each target's answer. Nothing is added to the journal. The daemon
-        does not need to be running.
+        (ntfy, gotify, webhook, and the forward = push services and mail), or to
+        those TARGET names (a service such as ntfy, bark or serverchan, or the
+        start of a target's URL), the way the daemon forwards alerts, and prints
+        for each: delivered, refused (in the service's own words) or unreachable.
+        Nothing is added to the journal. The daemon does not need to be running.
 
         Options:
           --config PATH  use this configuration (default: $XDG_CONFIG_HOME/ccrelay/ccrelay.conf)
