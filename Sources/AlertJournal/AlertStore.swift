@@ -14,8 +14,9 @@ import Glibc
 /// Every change is one transaction: a process killed at any point leaves
 /// each alert and acknowledgement either fully recorded or not begun. The
 /// daemon and the CLI may use the file at the same time (WAL; writers wait
-/// up to `busyTimeout` for each other). A file SQLite reports corrupt, or a
-/// database of another program (another `application_id`, or tables of its
+/// up to `busyTimeout`, 5 s, for each other: at first login the autostart
+/// entry, a dock and a command may open it together on a slow disk). A file
+/// SQLite reports corrupt, or a database of another program (another `application_id`, or tables of its
 /// own), is moved aside (`alerts.db.broken-<time>`) with a message and a
 /// fresh one is made. A file another process keeps locked, or on a full,
 /// read-only or failing disk, is left alone: the open fails with that cause.
@@ -47,7 +48,7 @@ public final class AlertStore {
 
     /// Opens (or creates) the store; `log` hears about a file moved aside.
     public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, outboxLimit: Int = 1000,
-                timelineLimit: Int = AlertStore.timelineLimit, busyTimeout: Int32 = 2000, log: (String) -> Void) throws(StoreError) {
+                timelineLimit: Int = AlertStore.timelineLimit, busyTimeout: Int32 = 5000, log: (String) -> Void) throws(StoreError) {
         self.path = path
         self.timelineRows = timelineLimit
         self.journalLimit = journalLimit

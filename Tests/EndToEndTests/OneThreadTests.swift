@@ -13,25 +13,32 @@ import Testing
         let pid = rig.daemon.pid
         #expect(await eventually(timeout: .seconds(30)) { rig.acceptedReports() >= 2 }, "\(rig.log)")
         #expect(try Self.threads(of: pid) == 1, "threads: \(Self.threadNames(of: pid))")
-        // Just after a keep-alive was answered, quiet until the next one, 5 s after it.
-        let answered = rig.acceptedReports()
-        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > answered })
-        try await Task.sleep(for: .milliseconds(800))
-        // The window opens once the daemon is done with that answer and waits in its loop: on a loaded
-        // runner its last steps may still be running 800 ms later (and be preempted: switches too).
-        #expect(await eventually(timeout: .seconds(3), interval: .milliseconds(20)) { Self.waitsInItsLoop(pid) })
-        let before = try Self.contextSwitches(of: pid)
-        // Other programs' files come and go beside the daemon's program (apt in /usr/bin; other
-        // tests in the build folder): the daemon watches its own file for upgrades, not the folder.
-        let neighbour = buildProductsDirectory.path + "/.ccrelay-neighbour-\(UUID().uuidString)"
-        for _ in 0..<3 {
-            #expect(FileManager.default.createFile(atPath: neighbour, contents: Data("x".utf8)))
-            try FileManager.default.removeItem(atPath: neighbour)
+        // A window of 2 s just after a keep-alive was answered, quiet until the next one, 5 s after
+        // it. On a loaded runner the test itself may be late enough for a keep-alive to fall inside:
+        // that window says nothing, and the next one is measured (at most three).
+        var measured = false
+        for _ in 0..<3 where !measured {
+            let answered = rig.acceptedReports()
+            #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() > answered })
+            try await Task.sleep(for: .milliseconds(800))
+            // The window opens once the daemon is done with that answer and waits in its loop: on a loaded
+            // runner its last steps may still be running 800 ms later (and be preempted: switches too).
+            #expect(await eventually(timeout: .seconds(3), interval: .milliseconds(20)) { Self.waitsInItsLoop(pid) })
+            let before = try Self.contextSwitches(of: pid)
+            // Other programs' files come and go beside the daemon's program (apt in /usr/bin; other
+            // tests in the build folder): the daemon watches its own file for upgrades, not the folder.
+            let neighbour = buildProductsDirectory.path + "/.ccrelay-neighbour-\(UUID().uuidString)"
+            for _ in 0..<3 {
+                #expect(FileManager.default.createFile(atPath: neighbour, contents: Data("x".utf8)))
+                try FileManager.default.removeItem(atPath: neighbour)
+            }
+            try await Task.sleep(for: .seconds(2))
+            let after = try Self.contextSwitches(of: pid)
+            guard rig.acceptedReports() == answered + 1 else { continue }
+            measured = true
+            #expect(after == before, "the idle daemon woke \(after - before) times between two keep-alives")
         }
-        try await Task.sleep(for: .seconds(2))
-        let after = try Self.contextSwitches(of: pid)
-        #expect(rig.acceptedReports() == answered + 1, "the window was meant to fall between two keep-alives")
-        #expect(after == before, "the idle daemon woke \(after - before) times between two keep-alives")
+        #expect(measured, "three windows in a row met a keep-alive: the runner is too slow to measure")
         #expect(try Self.threads(of: pid) == 1, "threads: \(Self.threadNames(of: pid))")
         rig.daemon.stop()
     }

@@ -164,19 +164,21 @@ import Testing
     }
 
     /// `proxy=` (issue 26: Telegram needs one from China): that target goes
-    /// through it, a CONNECT tunnel with TLS to the service inside; a target
-    /// without one goes straight, whatever proxy the environment names.
-    @Test func aTargetsOwnProxyCarriesItAndTheEnvironmentsIsIgnored() throws {
+    /// through it — an HTTP CONNECT tunnel, or SOCKS5 with the name resolved
+    /// by the proxy — with TLS to the service inside; a target without one
+    /// goes straight, whatever proxy the environment names.
+    @Test(arguments: ["http", "socks5h"])
+    func aTargetsOwnProxyCarriesItAndTheEnvironmentsIsIgnored(_ kind: String) throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures").path
         let record = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-\(UUID().uuidString)").path
-        let proxy = try ChildProcess("/usr/bin/python3", [fixtures + "/connect_proxy.py", "--record", record])
+        let proxy = try ChildProcess("/usr/bin/python3", [fixtures + "/connect_proxy.py", "--record", record] + (kind == "socks5h" ? ["--socks5"] : []))
         defer { try? FileManager.default.removeItem(atPath: record) }
         let proxyPort = try #require(proxy.readLine().flatMap { $0.hasPrefix("port=") ? Int($0.dropFirst(5)) : nil })
         let telegram = try RelayRecorder(.telegram, token: "123456789:AAHbotTokenXYZ", chat: "987654321", tls: true)
         let bark = try RelayRecorder(.bark, token: "BarkDeviceKey123", tls: true)
         let path = try Self.configuration([
-            "forward = tgram://123456789:AAHbotTokenXYZ/987654321?\(Services.api(telegram))&proxy=http://127.0.0.1:\(proxyPort)",
+            "forward = tgram://123456789:AAHbotTokenXYZ/987654321?\(Services.api(telegram))&proxy=\(kind)://127.0.0.1:\(proxyPort)",
             "forward = bark://127.0.0.1:\(bark.port)/BarkDeviceKey123",
         ])
         let result = try run(DaemonRig.ccrelay, ["relay", "test", "--config", path], environment: [

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""An HTTP CONNECT proxy on loopback for the forwarding tests: tunnels each
-CONNECT to its target and appends `HOST:PORT` to --record, one a line.
-Prints port=N first."""
+"""A proxy on loopback for the forwarding tests: an HTTP CONNECT proxy, or
+with --socks5 a SOCKS5 one (no authentication; a name is resolved here, as
+socks5h asks). Tunnels each connection to its target and appends
+`HOST:PORT` to --record, one a line. Prints port=N first."""
 import argparse
 import socket
 import socketserver
@@ -9,6 +10,7 @@ import threading
 
 arguments = argparse.ArgumentParser()
 arguments.add_argument("--record", required=True)
+arguments.add_argument("--socks5", action="store_true")
 options = arguments.parse_args()
 lock = threading.Lock()
 
@@ -30,8 +32,20 @@ def pipe(source, destination):
                 pass
 
 
+def exactly(connection, count):
+    data = b""
+    while len(data) < count:
+        chunk = connection.recv(count - len(data))
+        if not chunk:
+            raise OSError("closed")
+        data += chunk
+    return data
+
+
 class Tunnel(socketserver.BaseRequestHandler):
     def handle(self):
+        if options.socks5:
+            return self.socks5()
         head = b""
         while b"\r\n\r\n" not in head and len(head) < 65536:
             chunk = self.request.recv(4096)
@@ -52,6 +66,40 @@ class Tunnel(socketserver.BaseRequestHandler):
             return
         upstream.settimeout(None)
         self.request.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        back = threading.Thread(target=pipe, args=(upstream, self.request), daemon=True)
+        back.start()
+        pipe(self.request, upstream)
+        back.join()
+
+
+    def socks5(self):
+        """RFC 1928: no authentication, CONNECT to an IPv4 address or a name."""
+        try:
+            version, methods = exactly(self.request, 2)
+            exactly(self.request, methods)
+            if version != 5:
+                return
+            self.request.sendall(b"\x05\x00")
+            version, command, _, kind = exactly(self.request, 4)
+            if kind == 1:
+                host = socket.inet_ntoa(exactly(self.request, 4))
+            elif kind == 3:
+                host = exactly(self.request, exactly(self.request, 1)[0]).decode("idna")
+            else:
+                self.request.sendall(b"\x05\x08\x00\x01" + bytes(6))
+                return
+            port = int.from_bytes(exactly(self.request, 2), "big")
+        except OSError:
+            return
+        with lock, open(options.record, "a") as record:
+            record.write("%s:%d\n" % (host, port))
+        try:
+            upstream = socket.create_connection((host, port), timeout=10)
+        except OSError:
+            self.request.sendall(b"\x05\x05\x00\x01" + bytes(6))
+            return
+        upstream.settimeout(None)
+        self.request.sendall(b"\x05\x00\x00\x01" + bytes(6))
         back = threading.Thread(target=pipe, args=(upstream, self.request), daemon=True)
         back.start()
         pipe(self.request, upstream)
