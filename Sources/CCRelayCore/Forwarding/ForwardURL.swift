@@ -13,15 +13,8 @@ public struct PushAddress: Sendable, Hashable {
     /// The server, as shown (`api.day.app`).
     public var host: String { RelayURL(base)?.authority ?? base }
 
-    /// Eight hex digits that tell two keys apart without saying either (FNV-1a).
-    public var fingerprint: String {
-        var hash: UInt32 = 2_166_136_261
-        for byte in (key + "/" + (chat ?? "")).utf8 {
-            hash = (hash ^ UInt32(byte)) &* 16_777_619
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 8 - hex.count) + hex
-    }
+    /// Eight hex digits that tell two keys apart without saying either.
+    public var fingerprint: String { Fingerprint.of(key + "/" + (chat ?? "")) }
 }
 
 extension RelayTarget {

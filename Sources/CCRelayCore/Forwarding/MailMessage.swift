@@ -12,7 +12,7 @@ public struct MailAddress: Sendable, Hashable {
     public var host: String { String(server.drop { $0 != "/" }.drop { $0 == "/" }) }
 
     /// Eight hex digits that tell two mailboxes apart without naming them.
-    public var fingerprint: String { PushAddress(base: server, key: user, chat: to.joined(separator: ",")).fingerprint }
+    public var fingerprint: String { Fingerprint.of(user + "/" + to.joined(separator: ",")) }
 }
 
 /// What libcurl's SMTP needs besides the server: the envelope and the login.

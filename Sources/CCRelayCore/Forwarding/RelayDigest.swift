@@ -20,7 +20,7 @@ public enum RelayDigest {
         digest.urgency = alerts.map(\.urgency).max() ?? .normal
         // Held by design, and each line says when it came: no "Delayed" note.
         digest.late = false
-        digest.key = "digest-" + PushAddress(base: "", key: alerts.map(\.key).sorted().joined(separator: ",")).fingerprint + "-\(alerts.count)"
+        digest.key = "digest-" + Fingerprint.of(alerts.map(\.key).sorted().joined(separator: ",")) + "-\(alerts.count)"
         if groups.count == 1 {
             digest.title = "\(newest.title) ×\(alerts.count)"
             digest.body = newest.body + "\n\n" + AlertCatalogue.fill(localize("%s times since %s."), "\(alerts.count)", since)
