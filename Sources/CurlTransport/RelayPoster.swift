@@ -62,16 +62,76 @@ public final class RelayPoster: RelayTransport {
     public func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void) {
         loop.preconditionIsCurrent("a relay target's client")
         if let envelope = request.mail { return send(request, envelope, completion: completion) }
-        let easy = self.easy ?? CurlEasy()
-        self.easy = easy
         var headers: UnsafeMutablePointer<curl_slist>?
         for line in request.headers + ["Expect:", "Accept: application/json"] { headers = curl_slist_append(headers, line) }
         let response = ResponseBuffer(limit: Self.answerLimit)
-        let scheme = request.url.hasPrefix("http://") ? "http" : "https"
+        transfer(request, scheme: request.url.hasPrefix("http://") ? "http" : "https", response: response, list: headers,
+                 completion: completion) { easy throws(ClientConfigurationError) in
+            try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
+            try easy.set(CURLOPT_POST, 1, "POST")
+            try easy.set(CURLOPT_COPYPOSTFIELDS, request.body, "the message")
+            _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
+            try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
+        } answer: { easy, code in
+            let status = response.headComplete ? response.status : easy.info(CURLINFO_RESPONSE_CODE)
+            let text = Self.printable(request.redacting(Self.text(response.bytes)))
+            // A whole head is the target's answer: a 2xx is a delivery even
+            // when its body is slow or endless (stopped at the limit), so
+            // the alert is never sent again for it — unless a push service
+            // says no in it (judged on all of it that was read).
+            guard response.headComplete || code == CURLE_OK else {
+                return RelayAnswer(status: status, text: text, failure: request.redacting(easy.failureText(code)))
+            }
+            let judged = request.rule.judge(status: status, body: String(decoding: response.bytes, as: UTF8.self))
+            return RelayAnswer(status: status, text: text, failure: judged.failure.map { Self.printable(request.redacting($0)) },
+                               refusedByService: judged.refused)
+        }
+    }
+
+    /// A mail over SMTP: implicit TLS for `smtps://`, STARTTLS required for
+    /// `smtp://` (never plain text), the server verified, the login, the
+    /// envelope, the message uploaded. The last SMTP reply code is the status.
+    private func send(_ request: RelayRequest, _ envelope: MailEnvelope, completion: @escaping (RelayAnswer) -> Void) {
+        var recipients: UnsafeMutablePointer<curl_slist>?
+        for address in envelope.to { recipients = curl_slist_append(recipients, "<\(address)>") }
+        let upload = UploadBuffer(Array(request.body.utf8))
+        transfer(request, scheme: request.url.hasPrefix("smtps://") ? "smtps" : "smtp", response: ResponseBuffer(limit: Self.answerLimit),
+                 list: recipients, completion: completion) { easy throws(ClientConfigurationError) in
+            // An http proxy carries SMTP only through a tunnel.
+            if request.proxy != nil { try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1, "a tunnel through the proxy") }
+            try easy.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue), "TLS for the mail (STARTTLS)")
+            try easy.set(CURLOPT_USERNAME, envelope.user, "the mail login")
+            try easy.set(CURLOPT_PASSWORD, envelope.password, "the mail password")
+            try easy.set(CURLOPT_MAIL_FROM, "<\(envelope.from)>", "the sender")
+            try easy.set(CURLOPT_MAIL_RCPT, list: recipients, "the recipients")
+            try easy.set(CURLOPT_UPLOAD, 1, "the message")
+            try easy.set(CURLOPT_INFILESIZE, upload.bytes.count, "the message's size")
+            _ = ccurl_setopt_read_function(easy.handle, readFromUploadBuffer)
+            // Ownership: `upload` is retained by the answer closure below until the transfer is over.
+            try easy.set(CURLOPT_READDATA, pointer: Unmanaged.passUnretained(upload).toOpaque(), "the message")
+        } answer: { easy, code in
+            let status = withExtendedLifetime(upload) { easy.info(CURLINFO_RESPONSE_CODE) }
+            guard code != CURLE_OK else { return RelayAnswer(status: status, text: "", failure: nil) }
+            let said = request.redacting(easy.failureText(code))
+            let judged = status > 0 ? request.rule.judge(status: status, body: said) : (failure: said, refused: false)
+            return RelayAnswer(status: status, text: "", failure: judged.failure.map(Self.printable), refusedByService: judged.refused)
+        }
+    }
+
+    /// One transfer of either kind: the CC/1 client's transport rules for
+    /// `scheme` (straight to the target whatever proxy the environment names,
+    /// but the target's own `proxy=`), the time limits, the answer read into
+    /// `response` (retained until the transfer is over, the only time curl
+    /// writes to it); `configure` adds the request's own options. `list` is
+    /// freed when it is over; a failed transfer drops the connection.
+    private func transfer(_ request: RelayRequest, scheme: String, response: ResponseBuffer, list: UnsafeMutablePointer<curl_slist>?,
+                          completion: @escaping (RelayAnswer) -> Void, configure: (CurlEasy) throws(ClientConfigurationError) -> Void,
+                          answer: @escaping (CurlEasy, CURLcode) -> RelayAnswer) {
+        let easy = self.easy ?? CurlEasy()
+        self.easy = easy
         easy.clearError()
         do throws(ClientConfigurationError) {
-            try easy.set(CURLOPT_URL, request.url, "the relay URL")
-            // The CC/1 client's rules: straight to the target, whatever proxy the environment names.
+            try easy.set(CURLOPT_URL, request.url, "the target's URL")
             try easy.setStrictTransport(scheme: scheme, caFile: caFile, caFileName: "[relay] ca-file", userAgent: userAgent)
             // The target's own proxy (Telegram from China), never the environment's.
             if let proxy = request.proxy {
@@ -80,107 +140,24 @@ public final class RelayPoster: RelayTransport {
             }
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, 10_000, "the connect timeout")
             try easy.set(CURLOPT_TIMEOUT_MS, max(Int(timeout.components.seconds) * 1000, 1), "the request timeout")
-            try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
-            try easy.set(CURLOPT_POST, 1, "POST")
-            try easy.set(CURLOPT_COPYPOSTFIELDS, request.body, "the message")
             _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
-            _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
-            // Ownership: `response` is retained by the completion below until
-            // the transfer is over, the only time curl calls the write and
-            // header functions with it.
             try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
-            try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
+            try configure(easy)
         } catch {
-            curl_slist_free_all(headers)
+            curl_slist_free_all(list)
             return refuse(completion, error.description)
         }
         let multi = self.multi ?? CurlMulti(loop: loop)
         self.multi = multi
         let started = multi.start(easy) { [weak self] code in
-            curl_slist_free_all(headers)
-            let status = response.headComplete ? response.status : easy.info(CURLINFO_RESPONSE_CODE)
-            let text = Self.printable(request.redacting(Self.text(response.bytes)))
-            // A whole head is the target's answer: a 2xx is a delivery even
-            // when its body is slow or endless (stopped at the limit), so
-            // the alert is never sent again for it — unless a push service
-            // says no in it (judged on all of it that was read).
-            var failure: String?
-            var refused = false
-            if response.headComplete || code == CURLE_OK {
-                let judged = request.rule.judge(status: status, body: String(decoding: response.bytes, as: UTF8.self))
-                failure = judged.failure.map { Self.printable(request.redacting($0)) }
-                refused = judged.refused
-            } else {
-                failure = request.redacting(easy.failureText(code))
-            }
+            curl_slist_free_all(list)
+            let result = withExtendedLifetime(response) { answer(easy, code) }
             // A failed transfer may leave the connection in any state: the next one starts afresh.
-            if failure != nil { self?.multi = nil }
-            completion(RelayAnswer(status: status, text: text, failure: failure, refusedByService: refused))
+            if result.failure != nil { self?.multi = nil }
+            completion(result)
         }
         if !started {
-            curl_slist_free_all(headers)
-            refuse(completion, "libcurl refused to start the transfer")
-        }
-    }
-
-    /// A mail over SMTP: implicit TLS for `smtps://`, STARTTLS required for
-    /// `smtp://` (never plain text), the server verified, the login, the
-    /// envelope, the message uploaded. The last SMTP reply code is the status.
-    private func send(_ request: RelayRequest, _ envelope: MailEnvelope, completion: @escaping (RelayAnswer) -> Void) {
-        let easy = self.easy ?? CurlEasy()
-        self.easy = easy
-        var recipients: UnsafeMutablePointer<curl_slist>?
-        for address in envelope.to { recipients = curl_slist_append(recipients, "<\(address)>") }
-        let upload = UploadBuffer(Array(request.body.utf8))
-        let response = ResponseBuffer(limit: Self.answerLimit)
-        easy.clearError()
-        do throws(ClientConfigurationError) {
-            try easy.set(CURLOPT_URL, request.url, "the mail server")
-            try easy.setStrictTransport(scheme: request.url.hasPrefix("smtps://") ? "smtps" : "smtp", caFile: caFile,
-                                        caFileName: "[relay] ca-file", userAgent: userAgent)
-            if let proxy = request.proxy {
-                try easy.set(CURLOPT_PROXY, proxy, "the target's proxy")
-                try easy.set(CURLOPT_NOPROXY, "", "the target's proxy")
-                try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1, "a tunnel through the proxy")
-            }
-            try easy.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue), "TLS for the mail (STARTTLS)")
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, 10_000, "the connect timeout")
-            try easy.set(CURLOPT_TIMEOUT_MS, max(Int(timeout.components.seconds) * 1000, 1), "the request timeout")
-            try easy.set(CURLOPT_USERNAME, envelope.user, "the mail login")
-            try easy.set(CURLOPT_PASSWORD, envelope.password, "the mail password")
-            try easy.set(CURLOPT_MAIL_FROM, "<\(envelope.from)>", "the sender")
-            try easy.set(CURLOPT_MAIL_RCPT, list: recipients, "the recipients")
-            try easy.set(CURLOPT_UPLOAD, 1, "the message")
-            try easy.set(CURLOPT_INFILESIZE, upload.bytes.count, "the message's size")
-            _ = ccurl_setopt_read_function(easy.handle, readFromUploadBuffer)
-            _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
-            // Ownership: `upload` and `response` are retained by the completion below until the transfer is over.
-            try easy.set(CURLOPT_READDATA, pointer: Unmanaged.passUnretained(upload).toOpaque(), "the message")
-            try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the answer buffer")
-        } catch {
-            curl_slist_free_all(recipients)
-            return refuse(completion, error.description)
-        }
-        let multi = self.multi ?? CurlMulti(loop: loop)
-        self.multi = multi
-        let started = multi.start(easy) { [weak self] code in
-            curl_slist_free_all(recipients)
-            let status = withExtendedLifetime((upload, response)) { easy.info(CURLINFO_RESPONSE_CODE) }
-            var failure: String?
-            var refused = false
-            if code != CURLE_OK {
-                let said = request.redacting(easy.failureText(code))
-                if status > 0 {
-                    (failure, refused) = request.rule.judge(status: status, body: said)
-                } else {
-                    failure = said
-                }
-                self?.multi = nil
-            }
-            completion(RelayAnswer(status: status, text: "", failure: failure.map(Self.printable), refusedByService: refused))
-        }
-        if !started {
-            curl_slist_free_all(recipients)
+            curl_slist_free_all(list)
             refuse(completion, "libcurl refused to start the transfer")
         }
     }
