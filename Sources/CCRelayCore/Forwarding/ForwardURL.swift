@@ -164,8 +164,8 @@ extension RelayTarget {
         }
         let login = parsed.segments[0][..<at]
         let authority = String(parsed.segments[0][parsed.segments[0].index(after: at)...])
-        guard let colon = login.firstIndex(of: ":"), let user = ForwardURL.percentDecoded(String(login[..<colon])),
-            let password = ForwardURL.percentDecoded(String(login[login.index(after: colon)...])), !user.isEmpty, !password.isEmpty,
+        guard let colon = login.firstIndex(of: ":"), let user = PercentEncoding.decode(String(login[..<colon])),
+            let password = PercentEncoding.decode(String(login[login.index(after: colon)...])), !user.isEmpty, !password.isEmpty,
             let server = RelayURL("https://" + authority), !server.authority.contains("@")
         else {
             throw RelayTargetProblem("\(parsed.scheme):// needs USER:PASSWORD@HOST[:PORT], such as \(example)")
@@ -250,26 +250,10 @@ struct ForwardURL {
         for item in rest[rest.index(after: question)...].split(separator: "&") {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(pair[0]).lowercased()
-            guard pair.count == 2, let value = Self.percentDecoded(String(pair[1])), options[name] == nil else {
+            guard pair.count == 2, let value = PercentEncoding.decode(String(pair[1])), options[name] == nil else {
                 throw RelayTargetProblem("'\(name)' in the URL's options must be name=value, once")
             }
             options[name] = value
         }
-    }
-
-    static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            else { return nil }
-            bytes.append(value)
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 }

@@ -57,7 +57,7 @@ enum PushMessages {
             if let secret = push.secret, let hmacSHA256 {
                 let milliseconds = Int64(now * 1000)
                 let signature = base64(hmacSHA256(Array(secret.utf8), Array("\(milliseconds)\n\(secret)".utf8)))
-                url += "&timestamp=\(milliseconds)&sign=" + percentEncoded(signature)
+                url += "&timestamp=\(milliseconds)&sign=" + PercentEncoding.encode(signature)
             }
             return made(url, JSONText.object([
                 ("msgtype", JSONText.string("text")), ("text", JSONText.object([("content", JSONText.string(cut(text, bytes: 20_000)))])),
@@ -111,20 +111,5 @@ enum PushMessages {
             index += 3
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Letters, digits and `-._~` as they are; every other byte as `%XX`.
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            let scalar = Unicode.Scalar(byte)
-            if ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || "-._~".unicodeScalars.contains(scalar) {
-                out.unicodeScalars.append(scalar)
-            } else {
-                let hex = String(byte, radix: 16, uppercase: true)
-                out += "%" + (hex.count == 1 ? "0" : "") + hex
-            }
-        }
-        return out
     }
 }

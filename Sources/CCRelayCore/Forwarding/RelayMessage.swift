@@ -208,7 +208,7 @@ extension RelayRequest {
             found.append(value)
             found += value.split(separator: " ").map(String.init)
         }
-        var decoded = found.compactMap(Self.percentDecoded)
+        var decoded = found.filter { $0.contains("%") || $0.contains("+") }.compactMap { PercentEncoding.decode($0, plusIsSpace: true) }
         decoded.removeAll { found.contains($0) }
         return (found + decoded).filter { $0.count >= 4 }.sorted { $0.count > $1.count }
     }
@@ -235,21 +235,5 @@ extension RelayRequest {
         }
         if lower == "idempotency-key" { return false }
         return ["authorization", "cookie", "token", "secret", "password", "passwd", "key"].contains { lower.contains($0) }
-    }
-
-    private static func percentDecoded(_ text: String) -> String? {
-        guard text.contains("%") || text.contains("+") else { return nil }
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 }
