@@ -103,20 +103,11 @@ final class AlertForwarder {
         do {
             let summaries = try store.outboxSummary(for: lanes.map(\.target.name))
             return try zip(lanes, summaries).map { lane, summary throws(StoreError) in
-                let sent = try store.sentMessages(to: lane.target.name, since: now - max(lane.policy.budget?.window ?? 0, ForwardingPolicy.repeatWindow))
-                var held = ""
-                if summary.queued > 0, !lane.busy, !lane.backingOff {
-                    let waiting = try store.waitingForDelivery(to: lane.target.name, limit: 200)
-                    if case .wait(_, let reason) = lane.policy.decide(
-                        waiting: waiting.map { WaitingAlert(id: $0.alertID, title: $0.title, urgency: $0.urgency, postedAt: $0.postedAt) },
-                        sent: sent, now: now, utcOffset: WallClock.utcOffset(now))
-                    {
-                        held = reason.rawValue
-                    }
-                }
+                let next = try next(for: lane, in: store, at: now)
+                let held = if case .wait(_, let reason) = next.decision, !lane.busy, !lane.backingOff { reason.rawValue } else { "" }
                 return ForwardingSummary(
                     target: lane.target.displayName, queued: summary.queued, lastDelivered: summary.lastDeliveredAt,
-                    lastError: summary.lastError ?? "", budgetLeft: lane.policy.budgetLeft(sent: sent, now: now), held: held)
+                    lastError: summary.lastError ?? "", budgetLeft: lane.policy.budgetLeft(sent: next.sent, now: now), held: held)
             }
         } catch {
             storeFailed(error, "read the outbox")
@@ -129,13 +120,8 @@ final class AlertForwarder {
         let now = AlertStore.now
         let items: [OutboxItem]
         do {
-            let waiting = try store.waitingForDelivery(to: lane.target.name, limit: 200)
-            guard !waiting.isEmpty else { return }
-            let window = max(lane.policy.budget?.window ?? 0, ForwardingPolicy.repeatWindow)
-            let decision = lane.policy.decide(
-                waiting: waiting.map { WaitingAlert(id: $0.alertID, title: $0.title, urgency: $0.urgency, postedAt: $0.postedAt) },
-                sent: try store.sentMessages(to: lane.target.name, since: now - window), now: now, utcOffset: WallClock.utcOffset(now))
-            switch decision {
+            let next = try next(for: lane, in: store, at: now)
+            switch next.decision {
             case .idle: return
             case .wait(let until, _):
                 // Held: woken when they may go (the quiet's end, a free slot, a repeat's ten minutes).
@@ -146,7 +132,7 @@ final class AlertForwarder {
                 lane.hold = hold
                 hold.arm(after: .milliseconds(Int64(min(max(until - now, 0), 86_400 * 2) * 1000) + 50))
                 return
-            case .send(let ids): items = waiting.filter { ids.contains($0.alertID) }
+            case .send(let ids): items = next.waiting.filter { ids.contains($0.alertID) }
             }
             for item in items { try store.beginAttempt(item) }
         } catch {
@@ -169,6 +155,19 @@ final class AlertForwarder {
             self.answered(lane, items, answer)
             self.onQueuesChanged?()
         }
+    }
+
+    /// What waits for `lane`'s target, what it took lately, and what its policy says of them now.
+    private func next(for lane: Lane, in store: AlertStore, at now: Double) throws(StoreError)
+        -> (waiting: [OutboxItem], sent: [SentMessage], decision: ForwardingDecision)
+    {
+        let waiting = try store.waitingForDelivery(to: lane.target.name, limit: 200)
+        let window = max(lane.policy.budget?.window ?? 0, ForwardingPolicy.repeatWindow)
+        let sent = try store.sentMessages(to: lane.target.name, since: now - window)
+        let decision = lane.policy.decide(
+            waiting: waiting.map { WaitingAlert(id: $0.alertID, title: $0.title, urgency: $0.urgency, postedAt: $0.postedAt) },
+            sent: sent, now: now, utcOffset: WallClock.utcOffset(now))
+        return (waiting, sent, decision)
     }
 
     /// What the target said of the message carrying `items` (one alert, or a digest of several).
