@@ -57,7 +57,7 @@ public final class AlertStore {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         try Self.makeDirectory(directory)
         do {
-            database = try Self.open(path, busyTimeout: busyTimeout)
+            database = try Self.openRacing(path, busyTimeout: busyTimeout)
         } catch where error.cause == .busy {
             // Locked by another process for longer than busyTimeout: the file is fine.
             throw StoreError("\(path) is locked by another process: \(error)", cause: .busy)
@@ -79,6 +79,22 @@ public final class AlertStore {
             }
             log("\(path) was unreadable (\(damage)); moved it to \(aside) and started a fresh one")
             database = try Self.open(path, busyTimeout: busyTimeout)
+        }
+    }
+
+    /// `open`, tried again while the file is busy, for up to `busyTimeout`:
+    /// openers of one new file at once (the autostart entry, a dock's
+    /// activation and a command at first login) can be told "locked" by
+    /// SQLite without its busy handler being asked — switching a new file to
+    /// WAL takes an exclusive lock, and a waiting reader would deadlock.
+    private static func openRacing(_ path: String, busyTimeout: Int32) throws(StoreError) -> SQLiteDatabase {
+        let deadline = WallClock.now() + Double(busyTimeout) / 1000
+        while true {
+            do {
+                return try open(path, busyTimeout: busyTimeout)
+            } catch where error.cause == .busy && WallClock.now() < deadline {
+                usleep(20_000)
+            }
         }
     }
 
