@@ -44,7 +44,7 @@ let package = Package(
             name: "ccrelay", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
-            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore"]),
+            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore", "CLinux"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 

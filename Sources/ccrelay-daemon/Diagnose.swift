@@ -4,6 +4,7 @@ import DaemonShell
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,10 +15,21 @@ import Glibc
 /// TCP, TLS with the server's chain and the client certificate — a `GET`
 /// of the base URL, never a login, so a live session is left alone) and
 /// the outside probe's matrix. One finding a line on standard output,
-/// `AREA<TAB>ok|warn|fail<TAB>TEXT<TAB>FIX`; the doctor takes the
-/// identifiers out. Bounded: 5 s for the server, the probe's 2 s an endpoint.
+/// `AREA<TAB>ok|warn|fail<TAB>TEXT<TAB>FIX`, written the moment it is known
+/// (the server's before the probe's); the doctor takes the identifiers out.
+///
+/// Bounded whatever the network does: 5 s for the server, the probe's 2 s
+/// an endpoint (at most 3 a family), both at once, and `deadline` for all of
+/// it — what has not answered by then is a line that says so. It ends with
+/// the doctor that started it (the parent-death signal).
 enum Diagnose {
+    /// The longest the network lines take, everything included.
+    static let deadline = Duration.seconds(15)
+
     static func run(_ path: String) -> Never {
+        // A doctor that is killed (or gives up) takes its helper with it.
+        _ = ccrelay_die_with_parent(SIGKILL)
+        if getppid() == 1 { exit(0) }
         say("libraries", "ok", CurlEasy.version)
         let loaded = ConfigurationCheck.load(path)
         guard let configuration = loaded.configuration else {
@@ -32,37 +44,64 @@ enum Diagnose {
             say("server", "fail", "cannot check: \(error)")
             exit(0)
         }
-        // The server's lines come before the probe's, whichever answers first.
-        var lines: (server: [String]?, outside: [String]?)
-        func done() {
-            guard let server = lines.server, let outside = lines.outside else { return }
-            for line in server + outside { _ = line.withCString { write(1, $0, strlen($0)) } }
-            exit(0)
-        }
+        var lines = Lines()
         let userAgent = "ccrelay/\(ccrelayVersion)"
         do throws(ClientConfigurationError) {
             try ServerReach.check(ConfigurationCheck.serverConfiguration(configuration), userAgent: userAgent, loop: loop) { reaches in
                 lines.server = server(configuration, reaches)
-                done()
+                lines.flush()
             }
         } catch {
             lines.server = [line("server", "fail", error.message)]
-            done()
+            lines.flush()
         }
-        if configuration.probeEnabled {
-            OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: userAgent, loop: loop).check { report in
+        // Held until the loop ends: the probe's completion does not keep it.
+        let probe = configuration.probeEnabled
+            ? OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: userAgent, loop: loop) : nil
+        if let probe {
+            probe.check { report in
                 lines.outside = [("IPv4", report.ipv4), ("IPv6", report.ipv6)].map { family, check in
                     line("outside", check.verdict == .ok ? "ok" : "warn", "\(family) \(check.verdict.rawValue): \(check.answers.joined(separator: "; "))",
                          fix: check.verdict == .portal ? "open any web page in a browser and log in to the portal it shows" : nil)
                 }
-                done()
+                lines.flush()
             }
         } else {
             lines.outside = [line("outside", "ok", "not checked ([probe] mode = off)")]
-            done()
+            lines.flush()
         }
-        loop.run()
+        let timer = loop.makeTimer {
+            let seconds = deadline.components.seconds
+            if lines.server == nil {
+                lines.server = [line("server", "warn", "not finished: no answer within \(seconds) s",
+                                     fix: "check the network (ip route), [server] url and [server] interface")]
+            }
+            if lines.outside == nil { lines.outside = [line("outside", "warn", "not finished: no verdict within \(seconds) s")] }
+            lines.flush()
+        }
+        timer.arm(after: deadline)
+        withExtendedLifetime((probe, timer)) { loop.run() }
         exit(0)
+    }
+
+    /// The server's lines and the probe's, written as soon as they can be
+    /// (the server's first); the process ends once both are out.
+    private struct Lines {
+        var server: [String]?
+        var outside: [String]?
+        private var serverWritten = false
+
+        mutating func flush() {
+            if let server, !serverWritten {
+                serverWritten = true
+                for line in server { write(line) }
+            }
+            guard serverWritten, let outside else { return }
+            for line in outside { write(line) }
+            exit(0)
+        }
+
+        private func write(_ line: String) { _ = line.withCString { Glibc.write(1, $0, strlen($0)) } }
     }
 
     private static func say(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) {

@@ -94,8 +94,8 @@ struct ControlClient {
         }
     }
 
-    func status() async throws(ControlFailure) -> DaemonStatus {
-        let reply = try await call("GetStatus")
+    func status(timeout: Duration = .seconds(10)) async throws(ControlFailure) -> DaemonStatus {
+        let reply = try await call("GetStatus", timeout: timeout)
         do {
             return DaemonStatus(dictionary: try reply.argument(0, as: [String: Variant].self))
         } catch {

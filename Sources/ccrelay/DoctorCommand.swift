@@ -28,8 +28,10 @@ enum DoctorCommand {
         daemon sees (state, outside access, the last error), the notification
         server, the tray, the dock, the keyring, NetworkManager, the alert
         journal and the last 20 timeline entries. Each line says ok, warn or
-        fail, with the fix for a fail. Your home folder, user name, account and
-        addresses are left out. It changes nothing.
+        fail, with the fix for a fail, and is printed as soon as it is known;
+        the report ends within about 30 seconds whatever the network does (a
+        line says what did not answer in time). Your home folder, user name,
+        account and addresses are left out. It changes nothing.
 
         Options:
           --config PATH  check this configuration instead of the usual one
@@ -55,7 +57,9 @@ enum DoctorCommand {
         guard parsed.positionals.isEmpty else { return usageError("doctor", "unexpected argument '\(parsed.positionals[0])'") }
         let path = parsed.values["config"]
             ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
-        var report = Report(secrets: secrets(in: path))
+        let json = parsed.has("json")
+        // The report is printed as it is found (a slow network shows where it waits); --json prints it whole at the end.
+        var report = Report(secrets: secrets(in: path), printing: !json)
         system(&report)
         if configuration(path, &report) { network(path, &report) }
         await daemon(&report)
@@ -63,32 +67,42 @@ enum DoctorCommand {
         await networkManager(&report)
         journal(&report)
         timeline(&report)
-        if parsed.has("json") {
+        if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             guard let data = try? encoder.encode(report.findings) else { return ExitStatus.failure }
             Output.out(String(decoding: data, as: UTF8.self))
-        } else {
-            for finding in report.findings {
-                let mark =
-                    switch finding.verdict {
-                    case "ok": Style.green("ok  ")
-                    case "warn": Style.yellow("warn")
-                    default: Style.red("fail")
-                    }
-                Output.out("\(mark) \(CLI.padded(finding.area, 14))\(finding.text)" + (finding.fix.map { "\n     " + String(repeating: " ", count: 14) + "fix: " + $0 } ?? ""))
-            }
         }
         return report.findings.contains { $0.verdict == "fail" } ? ExitStatus.failure : ExitStatus.ok
     }
 
-    /// The findings, each with the identifiers taken out as it is added.
+    /// The longest doctor waits for the network lines (the helper bounds itself
+    /// at `Diagnose.deadline`, 15 s; this is for a helper that hangs anyway), and
+    /// for any one question on a bus.
+    static let networkDeadline = Duration.seconds(20)
+    static let busDeadline = Duration.seconds(3)
+
+    /// The findings, each with the identifiers taken out as it is added, and printed then when `printing`.
     struct Report {
         var secrets: [String]
+        var printing: Bool
         var findings: [Finding] = []
 
         mutating func add(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) {
-            findings.append(Finding(area: area, verdict: verdict, text: redacted(text), fix: fix.map(redacted)))
+            let finding = Finding(area: area, verdict: verdict, text: redacted(text), fix: fix.map(redacted))
+            findings.append(finding)
+            if printing { Output.out(Self.line(finding)) }
+        }
+
+        private static func line(_ finding: Finding) -> String {
+            let mark =
+                switch finding.verdict {
+                case "ok": Style.green("ok  ")
+                case "warn": Style.yellow("warn")
+                default: Style.red("fail")
+                }
+            return "\(mark) \(CLI.padded(finding.area, 14))\(finding.text)"
+                + (finding.fix.map { "\n     " + String(repeating: " ", count: 14) + "fix: " + $0 } ?? "")
         }
 
         /// `text` without the account, the user's name and home, and with addresses cut to their first two parts.
@@ -199,18 +213,28 @@ enum DoctorCommand {
     }
 
     /// libcurl, the certificate, the CC server over IPv4 and IPv6 and the
-    /// outside probe, from `ccrelay-daemon --diagnose` (the process with libcurl).
+    /// outside probe, from `ccrelay-daemon --diagnose` (the process with
+    /// libcurl), each line as it comes; a helper that outlives
+    /// `networkDeadline` is ended and what it did not say is a line that says so.
     private static func network(_ path: String, _ report: inout Report) {
         guard let program = helperProgram("ccrelay-daemon") else { return }
-        let (exit, output) = runChild(program, (CLI.systemService ? ["--system"] : []) + ["--diagnose", "--config", path], output: .capture)
-        var found = false
-        for line in output.split(separator: "\n") {
+        var said: Set<String> = []
+        let (exit, finished) = runChildLines(
+            program, (CLI.systemService ? ["--system"] : []) + ["--diagnose", "--config", path], deadline: networkDeadline
+        ) { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 4, ["ok", "warn", "fail"].contains(fields[1]) else { continue }
+            guard fields.count == 4, ["ok", "warn", "fail"].contains(fields[1]) else { return }
             report.add(fields[0], fields[1], fields[2], fix: fields[3].isEmpty ? nil : fields[3])
-            found = true
+            said.insert(fields[0])
         }
-        if !found { report.add("server", "fail", "the network check ended without a word (status \(exit ?? -1))", fix: "reinstall ccrelay") }
+        if !finished {
+            for area in ["server", "outside"] where !said.contains(area) {
+                report.add(area, "warn", "not finished: no answer within \(networkDeadline.components.seconds) s",
+                           fix: area == "server" ? "check the network (ip route), [server] url and [server] interface" : nil)
+            }
+        } else if !said.contains("server") {
+            report.add("server", "fail", "the network check ended without a word (status \(exit ?? -1))", fix: "reinstall ccrelay")
+        }
     }
 
     /// NetworkManager's state and its own connectivity check, when it runs.
@@ -226,7 +250,7 @@ enum DoctorCommand {
         func property(_ member: String) async -> UInt32? {
             let reply = try? await system.call(.methodCall(
                 destination: name, path: "/org/freedesktop/NetworkManager", interface: "org.freedesktop.DBus.Properties", member: "Get",
-                body: [.string(name), .string(member)]))
+                body: [.string(name), .string(member)]), timeout: busDeadline)
             return (try? reply?.argument(0, as: Variant.self))?.get(UInt32.self)
         }
         let state = await property("State") ?? 0
@@ -250,7 +274,7 @@ enum DoctorCommand {
         defer { client.close() }
         let status: DaemonStatus
         do {
-            status = try await client.status()
+            status = try await client.status(timeout: busDeadline)
         } catch .notRunning {
             return report.add("daemon", "warn", "not running", fix: CLI.systemService ? "systemctl start ccrelay" : "systemctl --user start ccrelay")
         } catch {
@@ -282,11 +306,13 @@ enum DoctorCommand {
         func owned(_ name: String) async -> Bool { ((try? await connection.nameOwner(name)) ?? nil) != nil }
         if await owned(Notifier.busName) {
             let info = try? await connection.call(.methodCall(
-                destination: Notifier.busName, path: Notifier.path, interface: Notifier.interface, member: "GetServerInformation"))
+                destination: Notifier.busName, path: Notifier.path, interface: Notifier.interface, member: "GetServerInformation"),
+                timeout: busDeadline)
             let name = (try? info?.argument(0, as: String.self)) ?? "unknown"
             let version = (try? info?.argument(2, as: String.self)) ?? ""
             let capabilities = try? await connection.call(.methodCall(
-                destination: Notifier.busName, path: Notifier.path, interface: Notifier.interface, member: "GetCapabilities"))
+                destination: Notifier.busName, path: Notifier.path, interface: Notifier.interface, member: "GetCapabilities"),
+                timeout: busDeadline)
             let words = ((try? capabilities?.argument(0, as: [String].self)) ?? []).joined(separator: " ")
             report.add("notifications", "ok", "\(name) \(version): \(words)")
         } else {

@@ -40,66 +40,130 @@ enum ChildOutput {
 func runChild(_ program: String, _ arguments: [String], input: String? = nil, output: ChildOutput = .inherit)
     -> (status: Int32?, output: String)
 {
-    var inputEnds: [Int32] = [-1, -1]
-    var outputEnds: [Int32] = [-1, -1]
-    if input != nil { guard pipe(&inputEnds) == 0 else { return (nil, "") } }
-    if output == .capture {
-        guard pipe(&outputEnds) == 0 else {
-            if input != nil { inputEnds.forEach { close($0) } }
-            return (nil, "")
-        }
-    }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    if input != nil {
-        posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0)
-        posix_spawn_file_actions_addclose(&actions, inputEnds[1])
-    }
-    switch output {
-    case .inherit: break
-    case .discard:
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    case .capture:
-        posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 2)
-        posix_spawn_file_actions_addclose(&actions, outputEnds[0])
-        if input == nil { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
-    }
-    let words: [String] = [program] + arguments
-    var argv = words.map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, program, &actions, nil, &argv, environ)
-    if let input {
-        close(inputEnds[0])
-        if spawned == 0 {
-            let bytes = Array(input.utf8)
-            _ = bytes.withUnsafeBytes { write(inputEnds[1], $0.baseAddress, $0.count) }
-        }
-        close(inputEnds[1])
-    }
+    guard let child = Child(program, arguments, input: input, output: output) else { return (nil, "") }
     var captured: [UInt8] = []
-    if output == .capture {
-        close(outputEnds[1])
+    if let descriptor = child.output {
         var buffer = [UInt8](repeating: 0, count: 4096)
-        while spawned == 0 {
-            let count = read(outputEnds[0], &buffer, buffer.count)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
             if count > 0 {
                 if captured.count < 65_536 { captured += buffer.prefix(count) }
             } else if count == 0 || errno != EINTR {
                 break
             }
         }
-        close(outputEnds[0])
     }
-    guard spawned == 0 else { return (nil, "") }
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-    // WIFEXITED, then WEXITSTATUS.
-    let exited = status & 0x7f == 0
-    return (exited ? (status >> 8) & 0xff : nil, String(decoding: captured, as: UTF8.self))
+    return (child.wait(), String(decoding: captured, as: UTF8.self))
+}
+
+/// Runs `program` with `arguments`, giving `line` each line it writes (both
+/// streams, at most 64 KiB in all) as it comes, for at most `deadline`;
+/// a program still running then is killed. Its exit status (nil when it could
+/// not be started or did not exit), and whether it finished in time.
+func runChildLines(_ program: String, _ arguments: [String], deadline: Duration, line: (String) -> Void)
+    -> (status: Int32?, finished: Bool)
+{
+    guard let child = Child(program, arguments, input: nil, output: .capture), let descriptor = child.output else { return (nil, true) }
+    let end = BootClock.now() + deadline
+    var pending: [UInt8] = []
+    var total = 0
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var finished = true
+    while true {
+        let left = end - BootClock.now()
+        guard left > .zero else {
+            finished = false
+            kill(child.pid, SIGKILL)
+            break
+        }
+        var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+        let ready = Glibc.poll(&poll, 1, milliseconds)
+        if ready < 0 && errno == EINTR { continue }
+        guard ready > 0 else { continue }
+        let count = read(descriptor, &buffer, buffer.count)
+        if count < 0 && errno == EINTR { continue }
+        guard count > 0 else { break }
+        guard total < 65_536 else { continue }
+        total += count
+        pending += buffer.prefix(count)
+        while let newline = pending.firstIndex(of: 0x0A) {
+            line(String(decoding: pending[..<newline], as: UTF8.self))
+            pending.removeSubrange(...newline)
+        }
+    }
+    if finished && !pending.isEmpty { line(String(decoding: pending, as: UTF8.self)) }
+    return (child.wait(), finished)
+}
+
+/// A program started with posix_spawn: its standard input written and
+/// closed, its output where `ChildOutput` says (with `.capture`, the read
+/// end of a pipe that both streams go to, closed by `wait`).
+private struct Child {
+    let pid: pid_t
+    let output: Int32?
+
+    init?(_ program: String, _ arguments: [String], input: String?, output: ChildOutput) {
+        var inputEnds: [Int32] = [-1, -1]
+        var outputEnds: [Int32] = [-1, -1]
+        if input != nil { guard Self.pipe(&inputEnds) else { return nil } }
+        if output == .capture {
+            guard Self.pipe(&outputEnds) else {
+                if input != nil { inputEnds.forEach { close($0) } }
+                return nil
+            }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if input != nil { posix_spawn_file_actions_adddup2(&actions, inputEnds[0], 0) }
+        switch output {
+        case .inherit: break
+        case .discard:
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        case .capture:
+            posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, outputEnds[1], 2)
+            if input == nil { posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0) }
+        }
+        let words: [String] = [program] + arguments
+        var argv = words.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, program, &actions, nil, &argv, environ)
+        if let input {
+            close(inputEnds[0])
+            if spawned == 0 {
+                let bytes = Array(input.utf8)
+                _ = bytes.withUnsafeBytes { write(inputEnds[1], $0.baseAddress, $0.count) }
+            }
+            close(inputEnds[1])
+        }
+        if output == .capture { close(outputEnds[1]) }
+        guard spawned == 0 else {
+            if output == .capture { close(outputEnds[0]) }
+            return nil
+        }
+        self.pid = pid
+        self.output = output == .capture ? outputEnds[0] : nil
+    }
+
+    /// A pipe whose ends the program does not inherit (those it needs are dup'ed to 0, 1 and 2).
+    private static func pipe(_ ends: inout [Int32]) -> Bool {
+        guard Glibc.pipe(&ends) == 0 else { return false }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    /// Waits for the program to end; its exit status, nil when it did not exit (a signal).
+    func wait() -> Int32? {
+        if let output { close(output) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED, then WEXITSTATUS.
+        return status & 0x7f == 0 ? (status >> 8) & 0xff : nil
+    }
 }
 
 /// Runs `program` to its end (see `runChild`); with `quiet` its output goes to /dev/null. True when it exited 0.

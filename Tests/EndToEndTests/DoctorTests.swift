@@ -76,4 +76,107 @@ import Testing
         #expect((line?["fix"] as? String)?.contains("ccrelay setup") == true, "\(report)")
         #expect(result.status == 1)
     }
+
+    // MARK: With the outside probe on (the default), whatever the network does
+
+    /// A TCP port that takes connections and never says a word (a server or
+    /// probe endpoint whose answers are lost): what the old doctor waited on forever.
+    final class SilentPort: Sendable {
+        let process: ChildProcess
+        let port: Int
+
+        init() throws {
+            process = try ChildProcess("/usr/bin/python3", ["-c", """
+                import socket, time
+                s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+                print(s.getsockname()[1], flush=True)
+                held = []
+                while True:
+                    c, _ = s.accept(); held.append(c)
+                """])
+            port = Int(process.readLine() ?? "") ?? 0
+        }
+
+        deinit { process.stop(signal: SIGKILL) }
+    }
+
+    /// Runs the doctor in the rig's environment with `[probe] mode = auto` and
+    /// `urls`, against `server`; its output, exit status and how long it took.
+    func doctorWithTheProbeOn(_ rig: DaemonRig, server: String? = nil, urls: [String]) throws -> (CommandResult, Duration) {
+        var text = try String(contentsOfFile: rig.configPath, encoding: .utf8)
+        if let server { text = text.replacingOccurrences(of: "url = \(rig.sim.url)", with: "url = \(server)") }
+        text += "\n[probe]\nmode = auto\nurls = \(urls.joined(separator: ", "))\n"
+        let config = rig.configPath + ".probe"
+        try text.write(toFile: config, atomically: true, encoding: .utf8)
+        chmod(config, 0o600)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try rig.cli(["doctor", "--config", config])
+        return (result, clock.now - start)
+    }
+
+    /// The documented bound (ccrelay(1)): about 20 s for the network lines, a
+    /// few seconds for each bus; asserted with room for a loaded runner.
+    static let bound = Duration.seconds(45)
+
+    @Test func withTheProbeOnAWorkingServerAndProbeAnswerWithinTheBound() async throws {
+        let probe = try OutsideProbeServer()
+        let rig = try await DaemonRig()
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        let (result, took) = try doctorWithTheProbeOn(rig, urls: [probe.v4("generate_204")])
+        #expect(took < Self.bound, "took \(took)")
+        let out = result.standardOutput
+        #expect(out.contains("ok   server") && out.contains("name, TCP and TLS ok"), "\(out)")
+        #expect(out.contains("ok   outside") && out.contains("IPv4 ok"), "the probe answered: \(out)")
+        #expect(!out.contains("not finished"), "\(out)")
+    }
+
+    @Test func withTheProbeOnARefusedServerAndHangingProbesFinishWithinTheBound() async throws {
+        let probe = try OutsideProbeServer()
+        let rig = try await DaemonRig()
+        // A port nobody listens on: the connection is refused at once.
+        let closed = try SilentPort()
+        let refusedPort = closed.port
+        closed.process.stop(signal: SIGKILL)
+        _ = closed.process.wait()
+        let hang = [probe.v4("hang"), probe.v4("hang?2"), probe.v4("hang?3")]
+        let (result, took) = try doctorWithTheProbeOn(rig, server: "https://127.0.0.1:\(refusedPort)/", urls: hang)
+        #expect(took < Self.bound, "took \(took)")
+        let out = result.standardOutput
+        #expect(out.contains("server") && out.contains("no connection"), "\(out)")
+        #expect(out.contains("outside") && (out.contains("timeout") || out.contains("not finished")), "\(out)")
+        #expect(result.status == 1, "a refused server is a fail: \(out)")
+    }
+
+    @Test func withTheProbeOnABlackholedServerFinishesWithinTheBoundAndAKilledDoctorTakesItsHelper() async throws {
+        let probe = try OutsideProbeServer()
+        let silent = try SilentPort()
+        let rig = try await DaemonRig()
+        let hang = [probe.v4("hang"), probe.v4("hang?2"), probe.v4("hang?3")]
+        let (result, took) = try doctorWithTheProbeOn(rig, server: "https://127.0.0.1:\(silent.port)/", urls: hang)
+        #expect(took < Self.bound, "took \(took)")
+        let out = result.standardOutput
+        #expect(out.contains("server") && out.contains("no answer within 5 s"), "\(out)")
+        #expect(out.contains("ccrelay ") && out.contains("journal"), "the rest of the report follows: \(out)")
+
+        // Killed while its helper waits on the network: the helper goes with it.
+        let config = rig.configPath + ".probe"
+        let doctor = try ChildProcess(DaemonRig.ccrelay, ["doctor", "--config", config], environment: rig.environment)
+        #expect(await eventually(timeout: .seconds(10)) { Self.diagnoseHelpers(of: config) > 0 }, "the helper started")
+        doctor.stop(signal: SIGKILL)
+        _ = doctor.wait()
+        #expect(await eventually(timeout: .seconds(10)) { Self.diagnoseHelpers(of: config) == 0 }, "the helper ended with the doctor")
+    }
+
+    /// `ccrelay-daemon --diagnose` processes for `config` still running.
+    static func diagnoseHelpers(of config: String) -> Int {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { entry in
+            guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return false }
+            let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            // A zombie has an empty command line: it is over.
+            return words.contains("--diagnose") && words.contains(config)
+        }.count
+    }
 }
+
