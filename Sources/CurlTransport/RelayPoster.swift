@@ -173,9 +173,5 @@ public final class RelayPoster: RelayTransport {
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes.prefix(4096), as: UTF8.self) }
 
     /// The first 300 printable characters of an answer (it is logged and shown), lines joined by spaces.
-    static func printable(_ text: String) -> String {
-        let kept = text.unicodeScalars.map { $0 == "\n" ? " " : $0 }
-            .filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80..<0xA0).contains($0.value) }
-        return String(String.UnicodeScalarView(kept).prefix(300))
-    }
+    static func printable(_ text: String) -> String { String(PrintableText.oneLine(text).prefix(300)) }
 }

@@ -72,7 +72,7 @@ final class SystemBusFace: DesktopFace {
 
     func post(_ alert: Alert) {
         let text = alert.body.isEmpty ? alert.title : alert.title + ": " + alert.body
-        logAlert(SyslogPriority(alert.urgency), "alert \(alert.kind.rawValue): " + text.split(separator: "\n").joined(separator: " "))
+        logAlert(SyslogPriority(alert.urgency), "alert \(alert.kind.rawValue): " + PrintableText.oneLine(text))
     }
 
     func close(_ kind: AlertKind) {}

@@ -17,16 +17,18 @@ import Glibc
 // D-Bus connection. No libdispatch and no Swift concurrency: either starts
 // worker threads, and libdispatch's pool monitor wakes the process every second.
 
-/// A line on standard error, prefixed like every ccrelay message (journald keeps it).
+/// A line on standard error, prefixed like every ccrelay message (journald
+/// keeps it); one line whatever `text` holds (`PrintableText`): text from the
+/// network never starts a line of its own.
 func log(_ text: String) {
-    let line = "ccrelay: " + text + "\n"
+    let line = "ccrelay: " + PrintableText.oneLine(text) + "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
 
 /// A line with a syslog priority: sd-daemon's `<N>` prefix, which journald
 /// (and syslog through it) reads as the line's priority.
 func log(priority: Int, _ text: String) {
-    let line = "<\(priority)>ccrelay: " + text + "\n"
+    let line = "<\(priority)>ccrelay: " + PrintableText.oneLine(text) + "\n"
     _ = line.withCString { write(2, $0, strlen($0)) }
 }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import CCRelayCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,17 +23,7 @@ enum Output {
     /// Text from the server or the journal made safe for a terminal: control
     /// characters (ESC sequences, CR, BEL, C1) and bidirectional overrides
     /// are removed, tabs and newlines become spaces. `--json` escapes instead.
-    static func printable(_ text: String) -> String {
-        var result = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x09, 0x0A: result.append(" ")
-            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: continue
-            default: result.append(scalar)
-            }
-        }
-        return String(result)
-    }
+    static func printable(_ text: String) -> String { PrintableText.oneLine(text) }
 
     private static func write(_ fd: Int32, _ text: String) {
         var bytes = Array(text.utf8)[...]
