@@ -335,6 +335,20 @@ struct CoreRig {
         #expect(rig.publications.last?.problem?.sentence.contains("ccrelay login --save-password --user student") == true)
     }
 
+    /// Issue 31.8: the system service's status is read by every local user: its sentences never name the account.
+    @Test func theSystemServicesMissingPasswordDoesNotNameTheAccount() {
+        for place in [PasswordPlace.none, .file(problem: "cannot read /etc/ccrelay/ccrelay.d/campus-password: permission denied")] {
+            var configuration = CoreRig.configuration
+            configuration.user = "20231234"
+            var rig = CoreRig(.usable(configuration))
+            rig.start()
+            rig.send(.passwordMissing(user: "20231234", place: place))
+            let sentence = rig.publications.last?.problem?.sentence ?? ""
+            #expect(rig.publications.last?.problem?.code == .noPassword && !sentence.contains("20231234"), "\(sentence)")
+            #expect(!rig.effects.contains { if case .log(let line) = $0 { line.contains("20231234") } else { false } })
+        }
+    }
+
     @Test func clearBadgeFromABubbleClosesEveryBubbleItRead() {
         var rig = CoreRig()
         rig.start()

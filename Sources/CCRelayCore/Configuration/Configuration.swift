@@ -134,7 +134,7 @@ public enum ConfigurationParser {
             }
             guard let equals = line.firstIndex(of: "=") else {
                 // A URL in the line may carry a secret (a token, user:password@): shown without it.
-                let shown = line.contains("://") || group == "relay" ? RelayURL.redacted(line) : line
+                let shown = line.contains("://") || group == "relay" || group == "auth" ? RelayURL.redacted(line) : line
                 error(number, "expected 'key = value', got '\(shown)'")
                 continue
             }

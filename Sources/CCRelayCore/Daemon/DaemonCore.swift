@@ -114,10 +114,11 @@ public struct DaemonCore: Sendable {
             let sentence =
                 switch place {
                 case .keyring: "No password for \(user) is in the keyring. Save it with: ccrelay login --save-password --user \(user)"
-                case .file(let why): "The password for \(user) cannot be read: \(why)"
+                // Not the account: a system service's status is read by every local user.
+                case .file(let why): "The campus password cannot be read: \(why)"
                 case .none:
-                    "No password for \(user): give the system service one as the systemd credential campus-password "
-                        + "(LoadCredential=campus-password:FILE) or with [auth] password-file = FILE (mode 0600, or 0640 root:ccrelay)"
+                    "No campus password: give the system service one as the systemd credential campus-password "
+                        + "(LoadCredential=campus-password:FILE) or with [auth] password-file = FILE (owned by the service's user, mode 0600)"
                 }
             problem = ProblemReport(code: .noPassword, sentence: sentence)
             effects.append(.log(sentence))

@@ -96,8 +96,14 @@ extension RelayTarget {
             }
             var server = "https://api.day.app"
             if parsed.segments.count == 2 {
-                guard let url = RelayURL("https://" + parsed.segments[0]), !url.authority.contains("@") else {
-                    throw RelayTargetProblem("bark:// names its server as HOST[:PORT], got '\(parsed.segments[0])'")
+                // A server is a name with a dot, an address or localhost: `bark://KEY/extra` is a key with something after it.
+                let named = parsed.segments[0]
+                let host = RelayURL.host(of: named).lowercased()
+                guard let url = RelayURL("https://" + named), !url.authority.contains("@"),
+                    host.contains(".") || host.hasPrefix("[") || host == "localhost"
+                else {
+                    throw RelayTargetProblem(
+                        "bark:// takes the device key alone (bark://DEVICE_KEY) or a server first (bark://HOST[:PORT]/DEVICE_KEY, the server a name with a dot, an address or localhost)")
                 }
                 server = "https://" + url.authority
             }

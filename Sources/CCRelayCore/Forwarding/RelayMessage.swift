@@ -96,7 +96,9 @@ public enum RelayMessage {
                 ("priority", String(ntfyPriority(alert.urgency))),
                 ("tags", JSONText.array([ntfyTag(alert), "ccrelay", alert.host].map(JSONText.string))),
             ])
-            return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body, proxy: target.proxy)
+            // The topic is a secret (whoever knows it reads the alerts): never in what the answer shows.
+            return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body, proxy: target.proxy,
+                                secretValues: [topic])
         case .gotify:
             let body = JSONText.object([
                 ("title", JSONText.string(alert.title)), ("message", JSONText.string(message)),
@@ -105,13 +107,15 @@ public enum RelayMessage {
             ])
             return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
         case .webhook:
+            // Every path segment of a webhook may be its token, however short.
+            let path = RelayURL(target.url)?.pathSegments.map(String.init) ?? []
             let body = JSONText.object([
                 ("id", JSONText.string(alert.key)), ("kind", JSONText.string(alert.kind.rawValue)), ("title", JSONText.string(alert.title)),
                 ("body", JSONText.string(alert.body)), ("urgency", JSONText.string(urgencyName(alert.urgency))),
                 ("posted_at", String(Int64(alert.postedAt.isFinite ? max(0, min(alert.postedAt, 253_402_300_800)) : 0))),
                 ("host", JSONText.string(alert.host)), ("late", alert.late ? "true" : "false"),
             ])
-            return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
+            return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy, secretValues: path)
         case .bark, .serverchan, .pushplus, .wecom, .dingtalk, .feishu, .telegram, .mail:
             // A push service or mail always has its address (`init(forward:)` makes both).
             return RelayRequest(url: target.url, headers: headers, body: "{}", proxy: target.proxy)

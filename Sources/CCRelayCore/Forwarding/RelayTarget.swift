@@ -103,12 +103,16 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         return target.name
     }
 
-    /// For people and logs: the URL without its query or user information
-    /// (a push service: its name, its server and a fingerprint of its key).
+    /// For people and logs: the service, its server and a fingerprint of
+    /// what is secret in the URL (a push key, a mail login, an ntfy topic, a
+    /// gotify token, a webhook's path and query) — never the secret itself.
     public var displayName: String {
         if let push { return "\(service.title) \(push.host) #\(push.fingerprint)" }
         if let mail { return "\(service.title) \(mail.host) #\(mail.fingerprint)" }
-        return service.rawValue + " " + RelayURL.redacted(url)
+        guard let parsed = RelayURL(url) else { return service.rawValue + " " + RelayURL.redacted(url) }
+        let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let secret = parsed.path + (parsed.query.map { "?" + $0 } ?? "") + (parsed.authority.contains("@") ? parsed.authority : "")
+        return "\(service.rawValue) \(parsed.scheme)://\(hostPort)" + (secret.isEmpty || secret == "/" ? "" : " #\(Fingerprint.of(secret))")
     }
 
     public var description: String { displayName }
@@ -185,18 +189,24 @@ struct RelayURL: Hashable {
         }
     }
 
-    /// `text` without a query or user information: what may be shown.
+    /// What may be shown of a URL someone wrote (in an error, a log line, a
+    /// status everyone reads): an http(s) URL's scheme and server alone
+    /// (`https://ntfy.sh/…` — its path may be a topic or a token, its user
+    /// information a password, its query a token); any other scheme's name
+    /// alone (`bark://…` — a push URL's first segment is its key); and of
+    /// text that is no URL, only its length.
     static func redacted(_ text: String) -> String {
-        var shown = String(text.prefix { $0 != "?" && $0 != "#" })
-        if let separator = shown.firstRange(of: "://") {
-            let rest = shown[separator.upperBound...]
-            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            if let at = rest[..<authorityEnd].lastIndex(of: "@") {
-                shown = String(shown[..<separator.upperBound]) + "…@" + String(rest[rest.index(after: at)...])
-            }
-        }
-        if text.contains("?") || text.contains("#") { shown += "?…" }
-        return String(shown.prefix(200))
+        guard let separator = text.firstRange(of: "://") else { return "(\(text.count) characters, not shown)" }
+        let scheme = String(text[..<separator.lowerBound].prefix(16))
+        let shownScheme = scheme.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "+" }
+            ? scheme : "(a scheme)"
+        guard ["http", "https", "socks5h", "socks5"].contains(scheme.lowercased()) else { return shownScheme + "://…" }
+        let rest = text[separator.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostPort = authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
+        let printable = hostPort.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F } && hostPort.count <= 255
+        let shownAuthority = printable ? (authority.contains("@") ? "…@" : "") + hostPort : "…"
+        return shownScheme + "://" + shownAuthority + (authority.count < rest.count ? "/…" : "")
     }
 }
 
