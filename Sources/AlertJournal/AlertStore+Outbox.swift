@@ -52,15 +52,37 @@ extension AlertStore {
         }.joined()
     }
 
-    /// The outbox keeps at most `outboxLimit` rows: delivered ones go first
-    /// (oldest first), then the oldest waiting; rows of pruned alerts go too.
+    /// The outbox keeps the newest 1,000 rows of what was delivered (or
+    /// refused), and at most `outboxLimit` alerts waiting for each target —
+    /// held by its quiet hours or budget, or for a target that is down; past
+    /// that the oldest waiting go (said through `onForwardsDropped`). Rows of
+    /// pruned alerts go too.
     func pruneOutbox() throws(StoreError) {
         try database.run("DELETE FROM outbox WHERE alert_id NOT IN (SELECT id FROM alerts)")
-        let excess = "SELECT rowid, delivered_at IS NULL AND refused_at IS NULL AS waiting FROM outbox ORDER BY waiting, alert_id LIMIT max(0, (SELECT count(*) FROM outbox) - ?)"
-        let dropped = try database.integer("SELECT count(*) FROM (\(excess)) WHERE waiting", [.integer(Int64(outboxLimit))])
-        try database.run("DELETE FROM outbox WHERE rowid IN (SELECT rowid FROM (\(excess)))", [.integer(Int64(outboxLimit))])
-        if dropped > 0 { onForwardsDropped?(Int(dropped)) }
+        try database.run(
+            """
+            DELETE FROM outbox WHERE rowid IN (SELECT rowid FROM outbox WHERE delivered_at IS NOT NULL OR refused_at IS NOT NULL
+                ORDER BY alert_id DESC LIMIT -1 OFFSET \(Self.deliveredKept))
+            """)
+        var full: [String] = []
+        try database.run(
+            "SELECT target FROM outbox WHERE delivered_at IS NULL AND refused_at IS NULL GROUP BY target HAVING count(*) > ?",
+            [.integer(Int64(outboxLimit))]
+        ) { row in full.append(row.text(0, limit: 300)) }
+        var dropped = 0
+        for target in full {
+            try database.run(
+                """
+                DELETE FROM outbox WHERE rowid IN (SELECT rowid FROM outbox WHERE target = ?1 AND delivered_at IS NULL AND refused_at IS NULL
+                    ORDER BY alert_id DESC LIMIT -1 OFFSET ?2)
+                """, [.text(target), .integer(Int64(outboxLimit))])
+            dropped += database.changes
+        }
+        if dropped > 0 { onForwardsDropped?(dropped) }
     }
+
+    /// Delivered and refused rows kept (for the status and the history's counts).
+    static let deliveredKept = 1000
 
     /// Drops what waits for targets no longer configured (not in `targets`);
     /// returns how many alerts each had waiting, so that it can be said.

@@ -28,8 +28,10 @@ public final class AlertStore {
     /// unacknowledged ones only beyond `unreadLimit` (a user away for years).
     let journalLimit: Int
     let unreadLimit: Int
-    /// Outbox rows kept in all: the oldest delivered go first, then the oldest waiting.
+    /// Alerts kept waiting for each forwarding target (`pruneOutbox`).
     let outboxLimit: Int
+    /// 10,000 alerts a target: as many as the journal keeps unread.
+    public static let outboxLimitDefault = 10_000
     /// Told how many waiting alerts a full outbox dropped (oldest first), so that it is said.
     public var onForwardsDropped: ((Int) -> Void)?
 
@@ -47,7 +49,7 @@ public final class AlertStore {
     }
 
     /// Opens (or creates) the store; `log` hears about a file moved aside.
-    public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, outboxLimit: Int = 1000,
+    public init(path: String, journalLimit: Int = 1000, unreadLimit: Int = 10_000, outboxLimit: Int = AlertStore.outboxLimitDefault,
                 timelineLimit: Int = AlertStore.timelineLimit, busyTimeout: Int32 = 5000, log: (String) -> Void) throws(StoreError) {
         self.path = path
         self.timelineRows = timelineLimit

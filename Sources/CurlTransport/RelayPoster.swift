@@ -4,24 +4,21 @@ import CCRelayCore
 
 /// What a relay target answered.
 public struct RelayAnswer: Sendable, Hashable {
-    /// The HTTP status (0 when none came).
+    /// The HTTP status, or the last SMTP reply code (0 when none came).
     public var status: Int
     /// The start of its reply body, printable characters only.
     public var text: String
-    /// Why it does not count as delivered, or nil when it does (a 2xx
-    /// answer; a push service's success code in it).
-    public var failure: String?
-    /// A push service answered and said no in its own words (a 200 with an
-    /// error code): waiting does not change that.
-    public var refusedByService: Bool
+    /// What the answer means for this message and the target's queue.
+    public var verdict: RelayVerdict
 
-    public var delivered: Bool { failure == nil }
+    public var delivered: Bool { verdict == .delivered }
+    /// Why it does not count as delivered, or nil when it does.
+    public var failure: String? { verdict.failure }
 
-    public init(status: Int, text: String, failure: String?, refusedByService: Bool = false) {
+    public init(status: Int, text: String, verdict: RelayVerdict) {
         self.status = status
         self.text = text
-        self.failure = failure
-        self.refusedByService = refusedByService
+        self.verdict = verdict
     }
 }
 
@@ -80,11 +77,10 @@ public final class RelayPoster: RelayTransport {
             // the alert is never sent again for it — unless a push service
             // says no in it (judged on all of it that was read).
             guard response.headComplete || code == CURLE_OK else {
-                return RelayAnswer(status: status, text: text, failure: request.redacting(easy.failureText(code)))
+                return RelayAnswer(status: status, text: text, verdict: .retry(Self.printable(request.redacting(easy.failureText(code)))))
             }
-            let judged = request.rule.judge(status: status, body: String(decoding: response.bytes, as: UTF8.self))
-            return RelayAnswer(status: status, text: text, failure: judged.failure.map { Self.printable(request.redacting($0)) },
-                               refusedByService: judged.refused)
+            let verdict = request.rule.judge(status: status, body: String(decoding: response.bytes, as: UTF8.self))
+            return RelayAnswer(status: status, text: text, verdict: Self.shown(verdict, request))
         }
     }
 
@@ -95,7 +91,8 @@ public final class RelayPoster: RelayTransport {
         var recipients: UnsafeMutablePointer<curl_slist>?
         for address in envelope.to { recipients = curl_slist_append(recipients, "<\(address)>") }
         let upload = UploadBuffer(Array(request.body.utf8))
-        transfer(request, scheme: request.url.hasPrefix("smtps://") ? "smtps" : "smtp", response: ResponseBuffer(limit: Self.answerLimit),
+        let replies = ResponseBuffer(limit: Self.answerLimit)
+        transfer(request, scheme: request.url.hasPrefix("smtps://") ? "smtps" : "smtp", response: replies,
                  list: recipients, completion: completion) { easy throws(ClientConfigurationError) in
             // An http proxy carries SMTP only through a tunnel.
             if request.proxy != nil { try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1, "a tunnel through the proxy") }
@@ -109,12 +106,19 @@ public final class RelayPoster: RelayTransport {
             _ = ccurl_setopt_read_function(easy.handle, readFromUploadBuffer)
             // Ownership: `upload` is retained by the answer closure below until the transfer is over.
             try easy.set(CURLOPT_READDATA, pointer: Unmanaged.passUnretained(upload).toOpaque(), "the message")
+            // The server's replies, in its own words (libcurl hands them to the header function).
+            _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
+            try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(replies).toOpaque(), "the server's replies")
         } answer: { easy, code in
             let status = withExtendedLifetime(upload) { easy.info(CURLINFO_RESPONSE_CODE) }
-            guard code != CURLE_OK else { return RelayAnswer(status: status, text: "", failure: nil) }
-            let said = request.redacting(easy.failureText(code))
-            let judged = status > 0 ? request.rule.judge(status: status, body: said) : (failure: said, refused: false)
-            return RelayAnswer(status: status, text: "", failure: judged.failure.map(Self.printable), refusedByService: judged.refused)
+            guard code != CURLE_OK else { return RelayAnswer(status: status, text: replies.replies.last ?? "", verdict: .delivered) }
+            guard status > 0 else { return RelayAnswer(status: 0, text: "", verdict: .retry(Self.printable(request.redacting(easy.failureText(code))))) }
+            // The server's last reply without its code (`5.7.1 Message rejected`), else libcurl's sentence.
+            let words = replies.replies.last.map { String($0.dropFirst(4)) } ?? easy.failureText(code)
+            // After the message's end (libcurl: a weird reply to it) or to DATA itself: this message; else the login or an address.
+            let afterData = code == CURLE_WEIRD_SERVER_REPLY || easy.failureText(code).hasPrefix("DATA failed")
+            let verdict = request.rule.judge(status: status, body: request.redacting(words), afterData: afterData)
+            return RelayAnswer(status: status, text: replies.replies.last.map { request.redacting($0) } ?? "", verdict: Self.shown(verdict, request))
         }
     }
 
@@ -163,7 +167,18 @@ public final class RelayPoster: RelayTransport {
     }
 
     private func refuse(_ completion: @escaping (RelayAnswer) -> Void, _ problem: String) {
-        later.run { completion(RelayAnswer(status: 0, text: "", failure: problem)) }
+        later.run { completion(RelayAnswer(status: 0, text: "", verdict: .retry(problem))) }
+    }
+
+    /// The verdict as it may be logged and shown: the request's secrets out, printable, one line.
+    private static func shown(_ verdict: RelayVerdict, _ request: RelayRequest) -> RelayVerdict {
+        let clean = { (text: String) in printable(request.redacting(text)) }
+        return switch verdict {
+        case .delivered: .delivered
+        case .retry(let why): .retry(clean(why))
+        case .targetRefused(let why): .targetRefused(clean(why))
+        case .messageRefused(let why): .messageRefused(clean(why))
+        }
     }
 
     /// The most of an answer that is read: the transfer stops there.

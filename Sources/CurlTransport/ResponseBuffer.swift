@@ -17,6 +17,9 @@ public final class ResponseBuffer {
     public var contentLength: Int?
     /// The head's size so far, across every interim head.
     public var headBytes = 0
+    /// A mail server's newest reply lines (`250 OK`, `550 5.7.1 rejected`),
+    /// which libcurl hands to the header function too: at most 4, each cut to 300 characters.
+    public private(set) var replies: [String] = []
     /// The most a head may take before the transfer is stopped.
     public static let headLimit = 64 << 10
 
@@ -32,6 +35,10 @@ public final class ResponseBuffer {
             headComplete = false
             retryAfter = nil
             contentLength = nil
+        } else if let first = line.utf8.first, (0x32...0x35).contains(first), line.utf8.prefix(3).allSatisfy({ (0x30...0x39).contains($0) }) {
+            // An SMTP reply: a three-digit code first (2xx to 5xx).
+            let text = String(String.UnicodeScalarView(line.unicodeScalars.prefix { $0 != "\r" && $0 != "\n" }.prefix(300)))
+            replies = Array((replies + [text]).suffix(4))
         } else if line == "\r\n" || line == "\n" {
             if status >= 200 { headComplete = true }
         } else {

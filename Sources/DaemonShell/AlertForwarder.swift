@@ -132,17 +132,18 @@ final class AlertForwarder {
                 lane.hold = hold
                 hold.arm(after: .milliseconds(Int64(min(max(until - now, 0), 86_400 * 2) * 1000) + 50))
                 return
-            case .send(let ids): items = next.waiting.filter { ids.contains($0.alertID) }
+            case .send(let ids):
+                let chosen = next.waiting.filter { ids.contains($0.alertID) }
+                // A digest carries what the service shows whole; the rest go in the next message.
+                let fitting = RelayDigest.fitting(chosen.map { forwarded($0, now: now) }, in: lane.target.messageRoom, time: WallClock.localTime,
+                                                  localize: Localization.localizer)
+                items = Array(chosen.prefix(fitting))
             }
             for item in items { try store.beginAttempt(item) }
         } catch {
             return storeFailed(error, "read the outbox")
         }
-        let alerts = items.map { item in
-            ForwardedAlert(
-                kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
-                host: host, late: item.attempts > 0 || now - item.queuedAt > RelayMessage.lateAfter)
-        }
+        let alerts = items.map { forwarded($0, now: now) }
         guard let first = alerts.first else { return }
         let alert = alerts.count == 1 ? first : RelayDigest.alert(alerts, time: WallClock.localTime, localize: Localization.localizer)
         let request = RelayMessage.request(
@@ -155,6 +156,13 @@ final class AlertForwarder {
             self.answered(lane, items, answer)
             self.onQueuesChanged?()
         }
+    }
+
+    /// An outbox item as the message carries it; late when an attempt failed before, or it waited long.
+    private func forwarded(_ item: OutboxItem, now: Double) -> ForwardedAlert {
+        ForwardedAlert(
+            kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
+            host: host, late: item.attempts > 0 || now - item.queuedAt > RelayMessage.lateAfter)
     }
 
     /// What waits for `lane`'s target, what it took lately, and what its policy says of them now.
@@ -173,7 +181,8 @@ final class AlertForwarder {
     /// What the target said of the message carrying `items` (one alert, or a digest of several).
     private func answered(_ lane: Lane, _ items: [OutboxItem], _ answer: RelayAnswer) {
         guard let store = store() else { return }
-        if answer.delivered {
+        switch answer.verdict {
+        case .delivered:
             do {
                 // One instant for all: they went in one message (the budget counts it once).
                 let at = AlertStore.now
@@ -185,13 +194,9 @@ final class AlertForwarder {
             if lane.reported != nil { log("forwarding to \(lane.target.displayName) works again") }
             lane.reported = nil
             if refusing.remove(lane.target.name) != nil && refusing.isEmpty { onRefusal?(nil) }
-            return send(lane)
-        }
-        let problem = answer.failure ?? "no answer"
-        // HTTP statuses; a mail's are SMTP reply codes (4xx: try again), judged by its rule.
-        let http = lane.target.mail == nil
-        if http && Self.refusesTheMessage(answer.status) {
-            // This alert cannot go (too large, not acceptable): the rest of the queue can.
+            send(lane)
+        case .messageRefused(let problem):
+            // This message cannot go (too long, a form the service cannot take): the rest of the queue can.
             do {
                 for item in items { try store.markRefused(item, problem: problem) }
             } catch {
@@ -201,36 +206,32 @@ final class AlertForwarder {
             if refusing.insert(lane.target.name).inserted {
                 onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
             }
-            return send(lane)
+            send(lane)
+        case .retry(let problem), .targetRefused(let problem):
+            do {
+                for item in items { try store.markFailed(item, problem: problem) }
+            } catch {
+                storeFailed(error, "note a failed forward")
+            }
+            lane.failures = min(lane.failures + 1, 1000)
+            let delay = RelayBackoff.delay(afterFailures: lane.failures)
+            if lane.reported == nil {
+                log("cannot forward alerts to \(lane.target.displayName): \(problem); they wait in the outbox, retrying in \(delay.components.seconds) s")
+            }
+            lane.reported = problem
+            let retry = lane.retry ?? loop.makeTimer { [weak self, weak lane] in
+                guard let self, let lane else { return }
+                lane.backingOff = false
+                self.send(lane)
+            }
+            lane.retry = retry
+            lane.backingOff = true
+            retry.arm(after: delay)
+            // A wrong URL, key or token: the user must act.
+            if case .targetRefused = answer.verdict, refusing.insert(lane.target.name).inserted {
+                onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
+            }
         }
-        do {
-            for item in items { try store.markFailed(item, problem: problem) }
-        } catch {
-            storeFailed(error, "note a failed forward")
-        }
-        lane.failures = min(lane.failures + 1, 1000)
-        let delay = RelayBackoff.delay(afterFailures: lane.failures)
-        if lane.reported == nil {
-            log("cannot forward alerts to \(lane.target.displayName): \(problem); they wait in the outbox, retrying in \(delay.components.seconds) s")
-        }
-        lane.reported = problem
-        let retry = lane.retry ?? loop.makeTimer { [weak self, weak lane] in
-            guard let self, let lane else { return }
-            lane.backingOff = false
-            self.send(lane)
-        }
-        lane.retry = retry
-        lane.backingOff = true
-        retry.arm(after: delay)
-        if http && Self.isRefusal(answer.status) || answer.refusedByService, refusing.insert(lane.target.name).inserted {
-            onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
-        }
-    }
-
-    /// An answer about this one message, not the target (too large, a form
-    /// it cannot take): sending it again cannot help, and the next may go.
-    static func refusesTheMessage(_ status: Int) -> Bool {
-        [413, 414, 415, 422].contains(status)
     }
 
     /// Drops what waits for targets no longer in `[relay]` (the outbox of
@@ -239,11 +240,5 @@ final class AlertForwarder {
         for orphan in try store.dropOutbox(except: targets.map(\.name)) where orphan.waiting > 0 {
             log("\(orphan.waiting) alert(s) waited for \(orphan.target), which is no longer in [relay]; they are dropped")
         }
-    }
-
-    /// A 4xx answer other than "try later" (408, 425, 429): the target
-    /// refuses these requests, and retrying will not change that.
-    static func isRefusal(_ status: Int) -> Bool {
-        (400..<500).contains(status) && ![408, 425, 429].contains(status)
     }
 }

@@ -91,7 +91,8 @@ final class JournalKeeper {
             // Short waits for the CLI's writes: the keep-alive loop must not stall on the file.
             let opened = try AlertStore(path: path, busyTimeout: 500, log: log)
             opened.onForwardsDropped = { [log] count in
-                log("the outbox is full: \(count) alert(s) waiting to be forwarded were dropped, oldest first (a target has been unreachable for long; ccrelay status shows which)")
+                log("the outbox is full (\(AlertStore.outboxLimitDefault) alerts wait for a target): the \(count) oldest were dropped "
+                    + "(a target has been unreachable, or has held alerts for its quiet hours or budget, for long; ccrelay status shows which)")
             }
             store = opened
             if reported != nil { log("\(path) can be used again") }
@@ -111,11 +112,11 @@ final class JournalKeeper {
     func record(_ alerts: [(Alert, notice: String?)], forwardTo: (Alert) -> [String]) -> Bool {
         let time = AlertStore.now
         unjournaled += alerts.map { ($0.0, $0.notice, time) }
-        if unjournaled.count > Self.unjournaledLimit {
-            unjournaledDropped += unjournaled.count - Self.unjournaledLimit
-            unjournaled.removeFirst(unjournaled.count - Self.unjournaledLimit)
+        guard !unjournaled.isEmpty else { return false }
+        guard let store = usable() else {
+            keepWithinTheLimit()
+            return false
         }
-        guard !unjournaled.isEmpty, let store = usable() else { return false }
         // One transaction per moment they were raised, oldest first.
         while let first = unjournaled.first {
             let batch = unjournaled.prefix { $0.at == first.at }
@@ -123,6 +124,7 @@ final class JournalKeeper {
                 try store.record(batch.map { ($0.alert, $0.notice) }, at: first.at, forwardTo: forwardTo)
             } catch {
                 failed(error, doing: "record \(unjournaled.count) alert(s)")
+                keepWithinTheLimit()
                 return false
             }
             unjournaled.removeFirst(batch.count)
@@ -133,6 +135,15 @@ final class JournalKeeper {
         }
         succeeded()
         return true
+    }
+
+    /// What waits in memory for a store that cannot be written is at most
+    /// `unjournaledLimit`, the oldest going first (only then: a store that
+    /// can be written takes every alert of a reply, however many).
+    private func keepWithinTheLimit() {
+        guard unjournaled.count > Self.unjournaledLimit else { return }
+        unjournaledDropped += unjournaled.count - Self.unjournaledLimit
+        unjournaled.removeFirst(unjournaled.count - Self.unjournaledLimit)
     }
 
     /// A read or write failed: said once per episode; the file is kept.

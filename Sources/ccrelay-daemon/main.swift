@@ -130,16 +130,16 @@ func relayTest(_ path: String, target name: String?) -> Never {
                 let said = answer.text.isEmpty ? "" : ": " + answer.text
                 // A mail's status is the SMTP reply code (a 4xx there means: try later).
                 let mail = target.hasPrefix(RelayTarget.Service.mail.title + " ")
+                // The daemon's own verdict (RelayVerdict): what the lanes would do with this answer.
                 let line =
-                    if answer.delivered {
-                        "\(target): delivered (\(mail ? "SMTP" : "HTTP") \(answer.status))\(said)\n"
-                    } else if answer.refusedByService || !mail && (400..<500).contains(answer.status) {
-                        // The service answered no, in its own words (a wrong key, the day's quota spent).
-                        "\(target): refused: \(answer.failure ?? "")\n"
-                    } else if answer.status == 0 {
-                        "\(target): unreachable: \(answer.failure ?? "")\n"
-                    } else {
-                        "\(target): not delivered: \(answer.failure ?? "")\n"
+                    switch answer.verdict {
+                    case .delivered: "\(target): delivered (\(mail ? "SMTP" : "HTTP") \(answer.status))\(said)\n"
+                    // The target refuses everything (a wrong key, token or login): fix the URL.
+                    case .targetRefused(let why): "\(target): refused: \(why)\n"
+                    // This message alone (too long, …): others would go.
+                    case .messageRefused(let why): "\(target): refused this message: \(why)\n"
+                    case .retry(let why) where answer.status == 0: "\(target): unreachable: \(why)\n"
+                    case .retry(let why): "\(target): not delivered: \(why) (the daemon would try again)\n"
                     }
                 _ = line.withCString { write(1, $0, strlen($0)) }
             },

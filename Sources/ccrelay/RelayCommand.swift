@@ -9,8 +9,12 @@ enum RelayCommand {
         (ntfy, gotify, webhook, and the forward = push services and mail), or to
         those TARGET names (a service such as ntfy, bark or serverchan, or the
         start of a target's URL), the way the daemon forwards alerts, and prints
-        for each: delivered, refused (in the service's own words) or unreachable.
-        Nothing is added to the journal. The daemon does not need to be running.
+        for each what the daemon would make of its answer: delivered; refused
+        (the target refuses everything: a wrong key, token or login, in the
+        service's own words); refused this message (too long, or a form the
+        service cannot take: others would go); unreachable; or not delivered
+        (a busy or failing service: the daemon would try again). Nothing is
+        added to the journal. The daemon does not need to be running.
 
         Options:
           --config PATH  use this configuration (default: $XDG_CONFIG_HOME/ccrelay/ccrelay.conf)

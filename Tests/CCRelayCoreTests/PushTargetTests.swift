@@ -69,7 +69,8 @@ import Testing
 
     @Test func eachServiceGetsTheRequestItDocuments() throws {
         let bark = try Self.request("bark://BarkKey123")
-        #expect(bark.url == "https://api.day.app/push" && bark.rule == .code(service: "Bark", fields: ["code"], success: 200, words: ["message"]))
+        #expect(bark.url == "https://api.day.app/push" && bark.rule == .code(service: "Bark", fields: ["code"], success: 200, words: ["message"],
+                                                                                 targetWords: ["device token", "device key"]))
         #expect(bark.body.contains("\"device_key\":\"BarkKey123\"") && bark.body.contains("\"level\":\"critical\"")
             && bark.body.contains("\"group\":\"ccrelay\""))
         var failing = Self.alert
@@ -97,17 +98,17 @@ import Testing
 
     @Test func aPushServicesAnswerIsJudgedOnItsCodeNotItsStatus() {
         let serverchan = RelayAnswerRule.code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"])
-        #expect(serverchan.judge(status: 200, body: #"{"code":0,"message":"","data":{"pushid":"1"}}"#) == (nil, false))
+        #expect(serverchan.judge(status: 200, body: #"{"code":0,"message":"","data":{"pushid":"1"}}"#) == .delivered)
         let quota = serverchan.judge(status: 200, body: #"{"code":40001,"message":"\u4eca\u65e5\u514d\u8d39\u989d\u5ea6\u5df2\u7528\u5b8c","data":null}"#)
-        #expect(quota.failure == "ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)" && quota.refused)
-        #expect(serverchan.judge(status: 502, body: "<html>bad gateway</html>") == ("ServerChan: HTTP 502: <html>bad gateway</html>", false))
+        #expect(quota == .messageRefused("ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)"), "a code the rule does not list: this message")
+        #expect(serverchan.judge(status: 502, body: "<html>bad gateway</html>") == .retry("ServerChan: HTTP 502: <html>bad gateway</html>"))
         let feishu = RelayAnswerRule.code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"])
-        #expect(feishu.judge(status: 200, body: #"{"StatusCode":0,"StatusMessage":"success"}"#) == (nil, false), "older hooks")
+        #expect(feishu.judge(status: 200, body: #"{"StatusCode":0,"StatusMessage":"success"}"#) == .delivered, "older hooks")
         let telegram = RelayAnswerRule.okFlag(service: "Telegram")
-        #expect(telegram.judge(status: 200, body: #"{"ok":true,"result":{"text":"a \"quoted\" [text]"}}"#) == (nil, false))
+        #expect(telegram.judge(status: 200, body: #"{"ok":true,"result":{"text":"a \"quoted\" [text]"}}"#) == .delivered)
         #expect(telegram.judge(status: 400, body: #"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#)
-            == ("Telegram: Bad Request: chat not found (error 400, HTTP 400)", true))
-        #expect(RelayAnswerRule.status.judge(status: 204, body: "") == (nil, false))
+            == .targetRefused("Telegram: Bad Request: chat not found (error 400, HTTP 400)"))
+        #expect(RelayAnswerRule.status.judge(status: 204, body: "") == .delivered)
         #expect(JSONScan.members(#"{"a":"\ud83d\ude00","b":[1,{"c":"}"}],"d":-1.5e3,"e":false}"#)
             == ["a": .string("😀"), "d": .number("-1.5e3"), "e": .bool(false)])
         for broken in ["", "[]", "{", #"{"a":}"#, #"{"a":"\u12"}"#, #"{"a" 1}"#, "{\"a\":[1,2}"] {
@@ -154,8 +155,10 @@ import Testing
         #expect(lines.allSatisfy { $0.utf8.count <= 78 } && !request.body.contains("\n\n"), "CRLF lines under 78")
         #expect(MailMessage.encodedWords(String(repeating: "断", count: 20)).components(separatedBy: "\r\n ").count == 2, "45 bytes a word")
         #expect(MailMessage.date(0) == "Thu, 01 Jan 1970 00:00:00 +0000" && MailMessage.date(951_782_400) == "Tue, 29 Feb 2000 00:00:00 +0000")
-        #expect(RelayAnswerRule.smtp.judge(status: 535, body: "Login denied") == ("E-mail: Login denied (SMTP 535)", true))
-        #expect(RelayAnswerRule.smtp.judge(status: 451, body: "try later").refused == false, "4xx: try again")
+        #expect(RelayAnswerRule.smtp.judge(status: 535, body: "Login denied") == .targetRefused("E-mail: Login denied (SMTP 535)"))
+        #expect(RelayAnswerRule.smtp.judge(status: 451, body: "try later") == .retry("E-mail: try later (SMTP 451)"), "4xx: try again")
+        #expect(RelayAnswerRule.smtp.judge(status: 554, body: "5.7.1 rejected", afterData: true) == .messageRefused("E-mail: 5.7.1 rejected (SMTP 554)"),
+                "a 5xx to the message's end: this message alone (issue 31.6)")
     }
 }
 

@@ -162,11 +162,18 @@ final class ScriptedRelay {
 
         var pending: Int { waiting.count }
 
-        /// Answers the oldest waiting request: 200, or the failure given (with its HTTP status, 0 for none).
+        /// Answers the oldest waiting request: 200, or the failure given (with its HTTP status, 0 for none),
+        /// judged as `RelayPoster` judges it — a refusal in the service's own words (`refusedByService`) refuses the target.
         func answer(failure: String? = nil, status: Int = 0, refusedByService: Bool = false) {
+            let verdict: RelayVerdict =
+                if let failure { refusedByService ? .targetRefused(failure) : RelayAnswerRule.byStatus(status, failure) } else { .delivered }
+            answer(verdict, status: failure == nil ? 200 : status)
+        }
+
+        /// Answers the oldest waiting request with `verdict`.
+        func answer(_ verdict: RelayVerdict, status: Int) {
             guard !waiting.isEmpty else { return }
-            waiting.removeFirst()(RelayAnswer(status: failure == nil ? 200 : status, text: "{}", failure: failure,
-                                              refusedByService: refusedByService))
+            waiting.removeFirst()(RelayAnswer(status: status, text: "{}", verdict: verdict))
         }
     }
 

@@ -149,6 +149,17 @@ import TestSupport
         #expect(rig.desktop.posted.map(\.kind) == (quietCritical ? [] : [.loggedOut]), "\(rig.desktop.posted)")
     }
 
+    /// Issue 31.9: 250 notices in one reply are all journaled while the
+    /// journal can be written (the in-memory cap is for a disk that cannot).
+    @Test func aReplyOfMoreNoticesThanTheMemoryCapIsJournaledWhole() throws {
+        let rig = try DaemonHarness()
+        let notices = (1...250).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }
+        rig.server.answer(ScriptedServer.loggedIn(notices: notices))
+        rig.loop.runPending()
+        #expect(try rig.store().alerts(limit: 500).filter { $0.kind == .notice }.count == 250)
+        #expect(!rig.logged.contains { $0.contains("more than ccrelay keeps in memory") }, "\(rig.logged)")
+    }
+
     @Test func manyNoticesAreAllJournaledAndOnlyTheNewestIsShown() throws {
         let rig = try DaemonHarness()
         let notices = (1...5).map { Notice(id: "n-\($0)", title: "通知\($0)", body: "正文", urgency: "normal") }

@@ -124,9 +124,9 @@ import TestSupport
         rig.loop.advance(by: .seconds(60))
         rig.server.answer(.loggedOut(reason: "kicked", message: nil))
         rig.loop.runPending()
-        // (issue 26: the same title within ten minutes waits, to go folded into gotify's next message.)
-        #expect(rig.relay[.gotify].requests.count == 1 && rig.daemon.status().relays.last?.queued == 1,
-                "gotify holds the second kick by its own rule, not behind ntfy")
+        // (Issue 31.7: a logout is critical, so the repeat rule never holds it: the second kick goes to gotify at once.)
+        #expect(rig.relay[.gotify].requests.count == 2 && rig.daemon.status().relays.last?.queued == 1,
+                "gotify takes the second kick at once, not behind ntfy")
         #expect(rig.relay[.ntfy].requests.count == 1, "ntfy is still on the first")
         #expect(rig.daemon.status().relays.first?.queued == 2)
     }

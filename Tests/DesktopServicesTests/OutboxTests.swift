@@ -81,17 +81,24 @@ import Testing
         #expect(try store.alerts(limit: 3).map(\.forwarded) == [0, 0, 1])
     }
 
-    @Test func theOutboxIsBoundedDeliveredRowsGoFirst() throws {
+    /// Issue 31.9: the cap counts what waits for each target (held or not
+    /// delivered); delivered rows do not crowd them out, another target's none.
+    @Test func theOutboxKeepsItsLimitWaitingForEachTarget() throws {
         let store = try store(outboxLimit: 3)
-        for title in ["1", "2"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
+        for title in ["1", "2"] { try store.record(alert(title), forwardTo: { _ in ["t", "u"] }) }
         try store.markDelivered(try #require(try store.nextForDelivery(to: "t")), answer: "")
-        for title in ["3", "4"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
-        // Four rows for three places: the delivered "1" went, all waiting ones stay.
+        for title in ["3", "4"] { try store.record(alert(title), forwardTo: { _ in ["t", "u"] }) }
         #expect(try store.nextForDelivery(to: "t")?.title == "2")
-        #expect(try store.outboxSummary(for: ["t"]).first?.queued == 3)
+        #expect(try store.outboxSummary(for: ["t", "u"]).map(\.queued) == [3, 3], "u's four fit no more than three")
+        #expect(try store.nextForDelivery(to: "u")?.title == "2", "the oldest of u's went")
         try store.record(alert("5"), forwardTo: { _ in ["t"] })
         #expect(try store.nextForDelivery(to: "t")?.title == "3", "then the oldest waiting")
         #expect(try store.outboxSummary(for: ["t"]).first?.queued == 3)
+        #expect(try store.alerts(limit: 5).last?.forwarded == 1, "the delivery of 1 is still counted")
+    }
+
+    @Test func tenThousandAlertsWaitByDefault() {
+        #expect(AlertStore.outboxLimitDefault == 10_000)
     }
 
     @Test func aVersionTwoJournalGainsTheOutbox() throws {

@@ -229,7 +229,8 @@ def push_answer(url, headers, body):
         if url.path != "/bot%s/sendMessage" % options.token:
             return refuse(404, "bad token", {"ok": False, "error_code": 404, "description": "Not Found"})
         problem = fields(message, text=str, disable_notification=bool)
-        if problem or len(message["text"]) > 4096 or not isinstance(message.get("chat_id"), (str, int)):
+        # Telegram counts UTF-16 code units (an emoji outside the BMP is two), as its API documents for entities.
+        if problem or len(message["text"].encode("utf-16-le")) // 2 > 4096 or not isinstance(message.get("chat_id"), (str, int)):
             return refuse(400, problem or "bad text", {"ok": False, "error_code": 400, "description": "Bad Request: " + (problem or "message is too long")})
         if str(message["chat_id"]) != options.chat:
             return refuse(400, "bad chat", {"ok": False, "error_code": 400, "description": "Bad Request: chat not found"})

@@ -10,6 +10,10 @@ Prints port=N first.
 
   --tempfail-first N   answer the first N messages 451 (try again later), recorded all the same
   --hang-first N       take the first N messages and never answer (a client killed meanwhile)
+  --reject-first N     refuse the first N messages at their end, 554 (their content: spam, say)
+
+Like a real server it refuses (554 at the message's end) a message with a
+line over 998 octets (RFC 5322 2.1.1), recorded all the same.
 """
 import argparse
 import asyncio
@@ -34,6 +38,7 @@ arguments.add_argument("--user", required=True)
 arguments.add_argument("--password", required=True)
 arguments.add_argument("--tempfail-first", type=int, default=0)
 arguments.add_argument("--hang-first", type=int, default=0)
+arguments.add_argument("--reject-first", type=int, default=0)
 options = arguments.parse_args()
 lock = threading.Lock()
 received = 0
@@ -54,20 +59,28 @@ class Recorder:
             date = email.utils.parsedate_to_datetime(message["Date"]).isoformat()
         except (TypeError, ValueError):
             date = None
+        raw = envelope.original_content or envelope.content
+        too_long = any(len(line) > 998 for line in raw.split(b"\r\n"))
         with lock:
             received += 1
             number = received
-            answered = received > options.tempfail_first and received > options.hang_first
+            rejected = too_long or number <= options.reject_first
+            answered = received > options.tempfail_first and received > options.hang_first and not rejected
             entry = {
                 "mail_from": envelope.mail_from, "rcpt_tos": envelope.rcpt_tos, "subject": str(message["Subject"]),
                 "from": str(message["From"]), "to": str(message["To"]), "date": date, "message_id": str(message["Message-ID"]),
                 "content_type": message.get_content_type(), "charset": message.get_content_charset(),
-                "text": message.get_content(), "tls": options.tls == "implicit" or session.ssl is not None, "answered": answered, "received_at": time.time(),
+                "text": message.get_content(), "tls": options.tls == "implicit" or session.ssl is not None, "answered": answered,
+                "rejected": rejected, "too_long": too_long, "received_at": time.time(),
             }
             with open(options.record, "a", encoding="utf-8") as record:
                 record.write(json.dumps(entry, ensure_ascii=False) + "\n")
         if number <= options.hang_first:
             await asyncio.sleep(3600)
+        if too_long:
+            return "554 5.6.0 Message has a line longer than 998 octets"
+        if rejected:
+            return "554 5.7.1 Message rejected as spam"
         return "250 2.0.0 OK" if answered else "451 4.3.0 Try again later"
 
 

@@ -10,7 +10,7 @@ public final class SMTPRecorder: Sendable {
 
     /// `tls`: "implicit" (as 465) or "starttls" (required, as 587); the test PKI's 127.0.0.1 certificate.
     /// `hangFirst` messages are taken and never answered.
-    public init(tls: String, user: String, password: String, tempfailFirst: Int = 0, hangFirst: Int = 0) throws {
+    public init(tls: String, user: String, password: String, tempfailFirst: Int = 0, hangFirst: Int = 0, rejectFirst: Int = 0) throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures").path
         record = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString).jsonl").path
@@ -18,6 +18,7 @@ public final class SMTPRecorder: Sendable {
         process = try ChildProcess("/usr/bin/python3", [
             fixtures + "/smtp_recorder.py", "--record", record, "--tls", tls, "--cert", TestPKI.shared.serverCertificate,
             "--key", TestPKI.shared.serverKey, "--user", user, "--password", password, "--tempfail-first", "\(tempfailFirst)", "--hang-first", "\(hangFirst)",
+            "--reject-first", "\(rejectFirst)",
         ])
         guard let line = process.readLine(), line.hasPrefix("port="), let bound = Int(line.dropFirst(5)) else {
             throw TestSetupError("the SMTP recorder did not start")

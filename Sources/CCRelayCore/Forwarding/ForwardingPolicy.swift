@@ -124,10 +124,13 @@ public enum ForwardingDecision: Sendable, Hashable {
 /// - **quiet hours**: inside them only critical alerts go (none with
 ///   `quietCritical`); what waited goes as one digest when they end;
 /// - **no repeats**: a title the target got in the last 10 minutes waits,
-///   folded into the next message that goes (or its own, ×N, after the 10 minutes);
+///   folded into the next message that goes (or its own, ×N, after the 10
+///   minutes) — unless it is critical: a second logout goes at once;
 /// - **a budget**: at most `count` messages in the window; over it, what
 ///   waits goes as one digest at the next free slot, never dropped; with one
-///   slot left, a critical alert takes it alone (a logout is never held behind a digest).
+///   slot left, a critical alert takes it alone (a logout is never held behind a digest);
+///   of several that go at once, the critical ones go first, on their own.
+/// Messages dated after `now` (the clock was set back) count for neither rule.
 /// Alerts a target could not take (it was down) go one by one as before.
 public struct ForwardingPolicy: Sendable, Hashable {
     public var budget: RelayBudget?
@@ -151,17 +154,19 @@ public struct ForwardingPolicy: Sendable, Hashable {
             eligible = waiting.filter { $0.urgency == .critical && !quietCritical }
             wakes.append((quiet.end(after: now, utcOffset: utcOffset), .quietHours))
         }
-        // Titles the target took in the last 10 minutes: alerts with them wait, to ride along.
+        // What a clock set back puts in the future counts for nothing: it would hold alerts for as long as the jump.
+        let past = sent.filter { $0.at <= now }
+        // Titles the target took in the last 10 minutes: alerts with them wait, to ride along — never a critical one.
         var lastSent: [String: Double] = [:]
-        for message in sent where message.at > now - Self.repeatWindow {
+        for message in past where message.at > now - Self.repeatWindow {
             for title in message.titles { lastSent[title] = max(lastSent[title] ?? 0, message.at) }
         }
-        let repeats = eligible.filter { lastSent[$0.title] != nil }
-        let fresh = eligible.filter { lastSent[$0.title] == nil }
+        let repeats = eligible.filter { $0.urgency != .critical && lastSent[$0.title] != nil }
+        let fresh = eligible.filter { $0.urgency == .critical || lastSent[$0.title] == nil }
         wakes += repeats.compactMap { lastSent[$0.title].map { ($0 + Self.repeatWindow, .repeats) } }
         var left = Int.max
         if let budget {
-            let inWindow = sent.map(\.at).filter { $0 > now - budget.window }.sorted()
+            let inWindow = past.map(\.at).filter { $0 > now - budget.window }.sorted()
             left = budget.count - inWindow.count
             if left <= 0 {
                 // The next slot frees when the oldest message that fills the window leaves it.
@@ -171,13 +176,13 @@ public struct ForwardingPolicy: Sendable, Hashable {
         }
         guard let first = fresh.first else { return Self.waiting(wakes) }
         let critical = fresh.filter { $0.urgency == .critical }
-        if left == 1, !critical.isEmpty, critical.count < fresh.count {
-            return .send(Self.ids(critical, with: repeats))
-        }
         let heldByQuiet = quiet.map { quiet in fresh.filter { quiet.contains($0.postedAt, utcOffset: utcOffset) } } ?? []
-        if fresh.count > left || heldByQuiet.count > 1 {
-            return .send(Self.ids(fresh, with: repeats))
+        let digest = fresh.count > left || heldByQuiet.count > 1
+        // A logout is never one line of a digest, nor held behind one: the critical alerts go first, on their own.
+        if (digest || left == 1), !critical.isEmpty, critical.count < fresh.count {
+            return .send(Self.ids(critical, with: []))
         }
+        if digest { return .send(Self.ids(fresh, with: repeats)) }
         // One at a time, with every other alert of its title, and the repeats waiting to ride along.
         return .send(Self.ids(fresh.filter { $0.title == first.title }, with: repeats))
     }
@@ -190,8 +195,8 @@ public struct ForwardingPolicy: Sendable, Hashable {
         wakes.min { $0.at < $1.at }.map { .wait(until: $0.at, reason: $0.reason) } ?? .idle
     }
 
-    /// Messages left in the budget's window at `now` (nil: no budget).
+    /// Messages left in the budget's window at `now` (nil: no budget); what is dated in the future does not count.
     public func budgetLeft(sent: [SentMessage], now: Double) -> Int? {
-        budget.map { budget in max(0, budget.count - sent.filter { $0.at > now - budget.window }.count) }
+        budget.map { budget in max(0, budget.count - sent.filter { $0.at > now - budget.window && $0.at <= now }.count) }
     }
 }

@@ -59,21 +59,42 @@ enum MailMessage {
         return (headers + [""] + lines).joined(separator: "\r\n") + "\r\n"
     }
 
-    /// `=?UTF-8?B?…?=` words of at most 45 bytes of text each (whole characters), folded onto lines of their own.
+    /// `=?UTF-8?B?…?=` words of at most 45 bytes of text each — 72
+    /// octets, within RFC 2047's 75 — folded onto lines of their own, so no
+    /// header line comes near RFC 5322's 998. A word holds whole characters;
+    /// one character larger than a word (a long combining sequence) is split
+    /// between its scalars, each word still valid UTF-8. At most
+    /// `subjectLimit` bytes of text, `…` where it was cut.
     static func encodedWords(_ text: String) -> String {
         var words: [String] = []
         var chunk: [UInt8] = []
-        for character in text {
-            let bytes = Array(String(character).utf8)
+        func add(_ bytes: [UInt8]) {
             if chunk.count + bytes.count > 45, !chunk.isEmpty {
                 words.append("=?UTF-8?B?" + PushMessages.base64(chunk) + "?=")
                 chunk = []
             }
             chunk += bytes
         }
+        // Whole characters, or the scalars of one too large for a word; at most `subjectLimit` bytes.
+        let pieces = text.flatMap { character in
+            character.utf8.count <= 45 ? [Array(String(character).utf8)] : character.unicodeScalars.map { Array(String($0).utf8) }
+        }
+        let room = pieces.reduce(0) { $0 + $1.count } <= subjectLimit ? subjectLimit : subjectLimit - 3
+        var used = 0
+        for piece in pieces {
+            guard used + piece.count <= room else {
+                add(Array("…".utf8))
+                break
+            }
+            used += piece.count
+            add(piece)
+        }
         if !chunk.isEmpty || words.isEmpty { words.append("=?UTF-8?B?" + PushMessages.base64(chunk) + "?=") }
         return words.joined(separator: "\r\n ")
     }
+
+    /// The most of a title a Subject carries (a campus notice's title may be long).
+    static let subjectLimit = 900
 
     /// RFC 5322's date, in UTC: `Wed, 02 Dec 2026 12:00:00 +0000`.
     static func date(_ seconds: Double) -> String {

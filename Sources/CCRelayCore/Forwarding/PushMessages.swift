@@ -4,7 +4,7 @@
 ///   `level` (critical, timeSensitive, passive by urgency), `group` ccrelay;
 ///   answers `code` 200.
 /// - ServerChan: `POST /SENDKEY.send` (Server³: `/send/SENDKEY.send`) JSON
-///   `title` (at most 32 characters), `desp`; answers `code` 0, else `message`.
+///   `title` (at most 32 characters, counted in UTF-16), `desp`; answers `code` 0, else `message`.
 /// - PushPlus: `POST /send` JSON `token`, `title`, `content`, `template` txt; answers `code` 200, else `msg`.
 /// - WeCom group bot: `POST /cgi-bin/webhook/send?key=KEY` JSON
 ///   `msgtype` text, `text.content` (at most 2,048 bytes); answers `errcode` 0, else `errmsg`.
@@ -15,7 +15,8 @@
 ///   `content.text`[, `timestamp` S, `sign` base64(HMAC-SHA256("S\nsecret", ""))];
 ///   answers `code` (older hooks `StatusCode`) 0, else `msg`.
 /// - Telegram: `POST /botTOKEN/sendMessage` JSON `chat_id`, `text` (at most
-///   4,096 characters), `disable_notification` for low urgency; answers `ok` true, else `description`.
+///   4,096 characters as Telegram counts them: UTF-16 units), `disable_notification` for low urgency;
+///   answers `ok` true, else `description`.
 enum PushMessages {
     static func request(_ alert: ForwardedAlert, message: String, to target: RelayTarget, push: PushAddress, headers: [String],
                         now: Double, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])?) -> RelayRequest {
@@ -37,21 +38,23 @@ enum PushMessages {
                 ("device_key", JSONText.string(push.key)), ("title", JSONText.string(cut(title, bytes: 200))),
                 ("body", JSONText.string(cut(message, bytes: 3000))), ("level", JSONText.string(level)),
                 ("group", JSONText.string("ccrelay")),
-            ]), .code(service: "Bark", fields: ["code"], success: 200, words: ["message"]))
+            ]), .code(service: "Bark", fields: ["code"], success: 200, words: ["message"], targetWords: ["device token", "device key"]))
         case .serverchan:
             let path = push.base.hasSuffix(".push.ft07.com") ? "/send/" : "/"
+            // 40001: a SendKey it does not know, or the day's quota used up: either way the queue waits.
             return made(push.base + path + push.key + ".send", JSONText.object([
-                ("title", JSONText.string(String(title.prefix(32)))), ("desp", JSONText.string(message)),
-            ]), .code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"]))
+                ("title", JSONText.string(cut(title, utf16: 32))), ("desp", JSONText.string(cut(message, bytes: 30_000))),
+            ]), .code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"], targetCodes: [40001]))
         case .pushplus:
             return made(push.base + "/send", JSONText.object([
                 ("token", JSONText.string(push.key)), ("title", JSONText.string(title)), ("content", JSONText.string(message)),
                 ("template", JSONText.string("txt")),
-            ]), .code(service: "PushPlus", fields: ["code"], success: 200, words: ["msg"]))
+            ]), .code(service: "PushPlus", fields: ["code"], success: 200, words: ["msg"], targetCodes: [900, 903], retryCodes: [500, 999]))
         case .wecom:
             return made(push.base + "/cgi-bin/webhook/send?key=" + push.key, JSONText.object([
                 ("msgtype", JSONText.string("text")), ("text", JSONText.object([("content", JSONText.string(cut(text, bytes: 2048)))])),
-            ]), .code(service: "WeCom", fields: ["errcode"], success: 0, words: ["errmsg"]))
+            ]), .code(service: "WeCom", fields: ["errcode"], success: 0, words: ["errmsg"], targetCodes: [93000, 93004, 40014],
+                      retryCodes: [-1, 45009]))
         case .dingtalk:
             var url = push.base + "/robot/send?access_token=" + push.key
             if let secret = push.secret, let hmacSHA256 {
@@ -61,7 +64,8 @@ enum PushMessages {
             }
             return made(url, JSONText.object([
                 ("msgtype", JSONText.string("text")), ("text", JSONText.object([("content", JSONText.string(cut(text, bytes: 20_000)))])),
-            ]), .code(service: "DingTalk", fields: ["errcode"], success: 0, words: ["errmsg"]))
+            ]), .code(service: "DingTalk", fields: ["errcode"], success: 0, words: ["errmsg"], targetCodes: [300001, 300005, 310000],
+                      retryCodes: [-1, 130101, 410100]))
         case .feishu:
             var members = [
                 ("msg_type", JSONText.string("text")), ("content", JSONText.object([("text", JSONText.string(cut(text, bytes: 20_000)))])),
@@ -72,10 +76,11 @@ enum PushMessages {
                             ("sign", JSONText.string(base64(hmacSHA256(Array("\(seconds)\n\(secret)".utf8), []))))]
             }
             return made(push.base + "/open-apis/bot/v2/hook/" + push.key, JSONText.object(members),
-                        .code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"]))
+                        .code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"],
+                              targetCodes: [19021, 19022, 19024], retryCodes: [11232]))
         case .telegram:
             return made(push.base + "/bot" + push.key + "/sendMessage", JSONText.object([
-                ("chat_id", JSONText.string(push.chat ?? "")), ("text", JSONText.string(String((title + "\n\n" + message).prefix(4096)))),
+                ("chat_id", JSONText.string(push.chat ?? "")), ("text", JSONText.string(cut(title + "\n\n" + message, utf16: 4096))),
                 ("disable_notification", alert.urgency == .low ? "true" : "false"),
             ]), .okFlag(service: "Telegram"))
         case .ntfy, .gotify, .webhook, .mail:
@@ -86,14 +91,26 @@ enum PushMessages {
 
     /// `text` in at most `bytes` UTF-8 bytes, whole characters, `…` where it was cut.
     static func cut(_ text: String, bytes: Int) -> String {
-        guard text.utf8.count > bytes else { return text }
+        cut(text, limit: bytes, ellipsis: 3) { $0.utf8.count }
+    }
+
+    /// `text` in at most `utf16` UTF-16 code units — what Telegram and
+    /// ServerChan count (an emoji outside the BMP is two) — whole characters, `…` where it was cut.
+    static func cut(_ text: String, utf16: Int) -> String {
+        cut(text, limit: utf16, ellipsis: 1) { $0.utf16.count }
+    }
+
+    /// Whole characters while their `size` fits in `limit` with the ellipsis's; a
+    /// character larger than the rest of the room (a long combining sequence) ends the text.
+    private static func cut(_ text: String, limit: Int, ellipsis: Int, size: (Character) -> Int) -> String {
+        guard text.reduce(0, { $0 + size($1) }) > limit else { return text }
         var kept = ""
         var used = 0
         for character in text {
-            let size = character.utf8.count
-            guard used + size <= bytes - 3 else { break }
+            let next = size(character)
+            guard used + next <= limit - ellipsis else { break }
             kept.append(character)
-            used += size
+            used += next
         }
         return kept + "…"
     }

@@ -33,4 +33,21 @@ public enum RelayDigest {
         }
         return digest
     }
+
+    /// How many of `alerts` (oldest first) one message to `target` carries:
+    /// as many as leave its digest's title and body within what the service
+    /// takes (`RelayTarget.messageRoom`); at least one. The rest go in the next.
+    public static func fitting(_ alerts: [ForwardedAlert], in room: Int, time: (Double) -> String, localize: Localizer) -> Int {
+        func fits(_ count: Int) -> Bool {
+            let digest = alert(Array(alerts.prefix(count)), time: time, localize: localize)
+            return digest.title.utf8.count + digest.body.utf8.count + 2 <= room
+        }
+        guard alerts.count > 1, !fits(alerts.count) else { return alerts.count }
+        var (low, high) = (1, alerts.count)
+        while high - low > 1 {
+            let middle = (low + high) / 2
+            if fits(middle) { low = middle } else { high = middle }
+        }
+        return low
+    }
 }

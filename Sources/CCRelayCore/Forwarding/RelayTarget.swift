@@ -116,6 +116,19 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { displayName }
+
+    /// The longest message text (title and body, UTF-8 bytes: never fewer
+    /// than the UTF-16 units some services count) the service shows whole;
+    /// a digest carries no more alerts than fit (`RelayDigest.fitting`).
+    public var messageRoom: Int {
+        switch service {
+        case .telegram, .ntfy: 4000
+        case .bark: 3000
+        case .wecom: 2000
+        case .serverchan, .pushplus, .dingtalk, .feishu: 16_000
+        case .gotify, .webhook, .mail: 32_000
+        }
+    }
 }
 
 /// Why a `[relay]` URL cannot be used, as a sentence with the fix.
