@@ -1,6 +1,7 @@
 import CurlTransport
 import CCProtocol
 import DesktopServices
+import FileAccess
 import CCRelayCore
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,13 @@ public enum ConfigurationCheck {
     public static func load(_ path: String, bundlePassword: String? = nil, log: (String) -> Void = { _ in }) -> ConfigurationParser.Result {
         var result = ConfigurationFile.load(path)
         guard var configuration = result.configuration else { return result }
+        // Secrets the steering group can read (ccrelay 0.2's system service): a warning with the fix.
+        for (file, what, key) in [(path, "the configuration", nil), (configuration.key, "the private key", "auth.key"),
+                                  (configuration.passwordFile, "the password file", "auth.password-file")] {
+            guard let file, let warning = SecretFileMode.groupReadable(file, called: "\(what) \(file)")
+            else { continue }
+            result.warnings.append(ConfigurationIssue(file: path, line: key.flatMap { configuration.lines[$0] } ?? 0, message: warning, key: key))
+        }
         if let certificate = configuration.certificate, Configuration.isPKCS12Bundle(certificate) {
             configuration.bundlePassword = bundlePassword ?? BundlePassword.lookUp(certificate, log: log)
             result.configuration = configuration

@@ -14,6 +14,8 @@ protocol ControlTarget: AnyObject {
     func requestLogout()
     /// The newest alerts; fails (naming the problem) when the journal cannot be read.
     func journal(limit: Int) throws(DBusError) -> [JournalEntry]
+    /// The timeline from `since` (seconds since the epoch), oldest first, after the state when it began; fails like `journal`.
+    func timeline(since: Double) throws(DBusError) -> [TimelineEntry]
     /// Shows the status bubble (what launching CC Relay does); with
     /// `setupCommand`, it also says how to run setup (no terminal could be opened for it).
     func showStatus(setupCommand: Bool)
@@ -35,7 +37,7 @@ extension ControlTarget {
 }
 
 /// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/design.md):
-/// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, `ShowStatus`, and the
+/// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, `ListTimeline`, `ShowStatus`, and the
 /// properties `State` and `Badge`, whose changes the daemon announces with
 /// `PropertiesChanged`.
 enum ControlAPI {
@@ -71,6 +73,13 @@ enum ControlAPI {
                     try message.expect("u")
                     let limit = min(Int(try message.argument(0, as: UInt32.self)), ControlNames.listLimit)
                     return [try daemon().journal(limit: limit).map(\.dictionary).dbusValue]
+                },
+                // The system service's timeline, for `ccrelay --system timeline` and doctor: only the daemon opens its journal.
+                .init("ListTimeline", input: "d", output: "aa{sv}") { message throws(DBusError) in
+                    try message.expect("d")
+                    let since = try message.argument(0, as: Double.self)
+                    guard since.isFinite else { throw DBusError(.invalidArgs, "since must be a time") }
+                    return [try daemon().timeline(since: since).map(\.dictionary).dbusValue]
                 },
             ],
             properties: [

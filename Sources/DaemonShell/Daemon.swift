@@ -541,4 +541,5 @@ extension Daemon: ControlTarget {
     func acknowledge(alert id: Int64) { handle(.user(.acknowledge(alertID: id))) }
     func quit() { handle(.user(.quit)) }
     func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }
+    func timeline(since: Double) throws(DBusError) -> [TimelineEntry] { try journalKeeper.timeline(since: since) }
 }

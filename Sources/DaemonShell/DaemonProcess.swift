@@ -1,10 +1,23 @@
 import EventLoop
+import DesktopServices
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What the daemon process does about itself: restart in place, and the name it logs in with.
 public enum DaemonProcess {
+    /// Run as root, the account that owns the system service's state folder
+    /// when that is another account (the service's own): root must not open
+    /// the journal there. Nil when not root, or the folder is root's or not there yet.
+    public static func foreignOwnerOfStateFolder(instance: String?) -> String? {
+        guard geteuid() == 0 else { return nil }
+        let store = SystemService.storePath(instance: instance)
+        let folder = String(store[..<(store.lastIndex(of: "/") ?? store.startIndex)])
+        var info = stat()
+        guard lstat(folder, &info) == 0, info.st_uid != 0 else { return nil }
+        return getpwuid(info.st_uid).map { String(cString: $0.pointee.pw_name) } ?? "uid \(info.st_uid)"
+    }
+
     /// Replaces this process with a fresh copy of itself (same PID, same
     /// arguments), which reads the configuration anew; returns only when that
     /// failed, after saying so.

@@ -41,6 +41,17 @@ final class JournalKeeper {
         }
     }
 
+    /// The timeline from `since`, for the control API; what is wrong with the journal when it cannot be read.
+    func timeline(since: Double) throws(DBusError) -> [TimelineEntry] {
+        guard let store = usable() else { throw unusable }
+        do {
+            return try store.timeline(since: since)
+        } catch {
+            failed(error, doing: "read the timeline")
+            throw unusable
+        }
+    }
+
     /// Acknowledges every unread alert (Clear badge); how many, or what is wrong with the journal.
     func acknowledgeAll() throws(DBusError) -> Int {
         guard let store = usable() else { throw unusable }

@@ -167,3 +167,19 @@ extension JournalEntry {
             forwardedInDigest: Int(min(dictionary["in_digest"]?.get(UInt32.self) ?? 0, 16)))
     }
 }
+
+extension TimelineEntry {
+    /// One element of `ListTimeline`'s `aa{sv}`.
+    public var dictionary: [String: Variant] {
+        ["at": Variant(at), "subject": Variant(subject.rawValue), "from": Variant(from), "to": Variant(to), "cause": Variant(cause)]
+    }
+
+    /// Reads one `ListTimeline` element, bounded; nil when it lacks a time or a known subject.
+    public init?(dictionary: [String: Variant]) {
+        guard let at = dictionary["at"]?.get(Double.self), at.isFinite,
+            let subject = dictionary["subject"]?.get(String.self).flatMap(Subject.init(rawValue:))
+        else { return nil }
+        func text(_ key: String, _ limit: Int) -> String { String((dictionary[key]?.get(String.self) ?? "").prefix(limit)) }
+        self.init(at: at, subject: subject, from: text("from", 32), to: text("to", 32), cause: text("cause", 500))
+    }
+}

@@ -27,8 +27,10 @@ public enum SystemService {
 
     /// Whether `name` can name an instance: it becomes the last element of
     /// its bus name, `io.github.ccrelay.CCRelay.NAME` (a letter or `_` first,
-    /// then letters, digits, `_` and `-`; at most 32).
+    /// then letters, digits, `_` and `-`; at most 32), and its configuration
+    /// `NAME.conf` — so not `ccrelay`, the main service's.
     public static func isInstanceName(_ name: String) -> Bool {
+        guard name != user else { return false }
         let bytes = Array(name.utf8)
         guard let first = bytes.first, bytes.count <= 32 else { return false }
         func letter(_ byte: UInt8) -> Bool { (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte) || byte == 0x5f }

@@ -3,22 +3,37 @@ import Glibc
 #endif
 
 /// The rule for files that hold secrets (the configuration, a key, a
-/// password file): nobody but the owner may read them — or, for the system
-/// service, the owner root and the group `ccrelay` (mode 0640 root:ccrelay).
+/// password file): nobody but the owner may read them. For the system
+/// service the owner is its user (`ccrelay`, mode 0600): members of the group
+/// `ccrelay` steer the service, they do not read its secrets.
 public enum SecretFileMode {
-    /// The system service's group (`ccrelay`), which may read a 0640 root-owned secret.
+    /// The system service's group, whose members may steer it.
     public static let serviceGroup = "ccrelay"
 
     /// What is wrong with `path`'s owner and mode (`what` names it in the
-    /// sentence), or nil when only those who may read it can.
+    /// sentence), or nil when only its owner may read it — or it is `0640
+    /// root:ccrelay`, as ccrelay 0.2 set the system service up, which
+    /// `groupReadable` warns about.
     public static func problem(_ path: String, called what: String? = nil) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let mode = info.st_mode & 0o777
-        if mode & 0o077 == 0 { return nil }
-        if mode & 0o037 == 0, info.st_uid == 0, groupName(info.st_gid) == SecretFileMode.serviceGroup { return nil }
+        if mode & 0o077 == 0 || isOldServiceLayout(info) { return nil }
         return "\(what ?? path) may be read by other users (mode \(String(mode, radix: 8))); fix it with: chmod 600 \(path) "
-            + "(or, for the system service: chown root:\(SecretFileMode.serviceGroup) \(path) && chmod 640 \(path))"
+            + "(for the system service: chown \(serviceGroup): \(path) && chmod 600 \(path))"
+    }
+
+    /// A warning when members of the group `ccrelay` may read `path` (the
+    /// 0.2 layout, `0640 root:ccrelay`): the secret should be the service's alone.
+    public static func groupReadable(_ path: String, called what: String? = nil) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, isOldServiceLayout(info) else { return nil }
+        return "\(what ?? path) may be read by every member of the group \(serviceGroup), who may only steer the service: "
+            + "make it the service's alone with: chown \(serviceGroup): \(path) && chmod 600 \(path)"
+    }
+
+    private static func isOldServiceLayout(_ info: stat) -> Bool {
+        info.st_mode & 0o037 == 0 && info.st_mode & 0o040 != 0 && info.st_uid == 0 && groupName(info.st_gid) == serviceGroup
     }
 
     private static func groupName(_ gid: gid_t) -> String? {

@@ -3,6 +3,7 @@ import EventLoop
 import DesktopServices
 import DaemonShell
 import CCRelayCore
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,6 +67,8 @@ func check(_ path: String, system: Bool) -> Never {
 /// only when it logged in. On standard input: the PKCS#12 bundle's password
 /// (with `bundlePasswordOnStdin`), then the campus password (for a password login).
 func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
+    // Setup killed (Ctrl-C, SIGTERM) takes its trial with it.
+    _ = ccrelay_die_with_parent(SIGKILL)
     let bundlePassword = bundlePasswordOnStdin ? readLine(strippingNewline: true) ?? "" : nil
     let loaded = ConfigurationCheck.load(path, bundlePassword: bundlePassword, log: log)
     // The user gave answers, not this file: the problem alone, which names the answer.
@@ -108,6 +111,7 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
 /// prints each one's answer. Exit status 0 when every one took it, 2 when
 /// `TARGET` names none, 1 otherwise.
 func relayTest(_ path: String, target name: String?) -> Never {
+    _ = ccrelay_die_with_parent(SIGKILL)
     let loaded = ConfigurationCheck.load(path, log: log)
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
@@ -161,7 +165,7 @@ func runDaemon(_ given: [String]) -> Never {
     var instance: String?
     if system, arguments.first == "--instance", arguments.count >= 2 {
         guard SystemService.isInstanceName(arguments[1]) else {
-            log("an instance name is a letter or _ and then letters, digits, _ or - (at most 32), not '\(arguments[1])'")
+            log("an instance name is a letter or _ and then letters, digits, _ or - (at most 32; not ccrelay, the main service's), not '\(arguments[1])'")
             exit(2)
         }
         instance = arguments[1]
@@ -181,6 +185,12 @@ func runDaemon(_ given: [String]) -> Never {
     default:
         log("ccrelay-daemon is started by 'ccrelay [--system[=INSTANCE]] daemon [--config PATH]'; see 'ccrelay daemon --help'")
         exit(2)
+    }
+    if system, let owner = DaemonProcess.foreignOwnerOfStateFolder(instance: instance) {
+        // Root opening the service's journal would make it root's and lock the service out (issue 31.5).
+        log("the system service's state folder belongs to the account \(owner), which runs it: start it with systemctl start "
+            + (instance.map { "ccrelay@\($0)" } ?? "ccrelay") + " (or as that account), not as root")
+        exit(1)
     }
     let (reading, warnings) = ConfigurationCheck.read(path, log: log)
     for warning in warnings { log("warning: \(warning)") }

@@ -100,10 +100,22 @@ enum BadgeCommand {
 /// The journal on disk, for commands that work without the daemon.
 enum JournalFile {
     /// Asks the running daemon; when none runs (or there is no session bus),
-    /// reads or changes the journal on disk directly.
+    /// reads or changes the journal on disk directly — never the system
+    /// service's: its journal is in a folder its own account owns, and only
+    /// it opens it (root opening it could lock the service out of it).
     static func fromDaemonOrDisk<T>(
         daemon: (ControlClient) async throws(ControlFailure) -> T, disk: (AlertStore) throws(StoreError) -> T
     ) async throws(ControlFailure) -> T {
+        if CLI.systemService {
+            let client = try await ControlClient.connect()
+            defer { client.close() }
+            do {
+                return try await daemon(client)
+            } catch .notRunning {
+                let unit = CLI.instance.map { "ccrelay@\($0)" } ?? "ccrelay"
+                throw .failed(fill(localize("the system service is not running, and only it reads its journal: sudo systemctl start %s"), unit))
+            }
+        }
         if let client = try? await ControlClient.connect() {
             defer { client.close() }
             do {

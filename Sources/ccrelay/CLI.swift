@@ -69,7 +69,7 @@ enum CLI {
 
     static func run(_ given: [String]) async -> Int32 {
         if let instance, !SystemService.isInstanceName(instance) {
-            Output.error(fill(localize("'%s' is not an instance name (a letter or _, then letters, digits, _ or -)"), instance))
+            Output.error(fill(localize("'%s' is not an instance name (a letter or _, then letters, digits, _ or -, at most 32; not ccrelay, the main service's)"), instance))
             return ExitStatus.usage
         }
         let arguments = systemService ? Array(given.dropFirst()) : given

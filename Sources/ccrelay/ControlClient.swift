@@ -4,6 +4,7 @@ import DBusAsync
 import DispatchLoop
 import Dispatch
 import DesktopServices
+import CCRelayCore
 
 /// Why a call to the daemon did not get an answer.
 enum ControlFailure: Error {
@@ -100,6 +101,15 @@ struct ControlClient {
             return DaemonStatus(dictionary: try reply.argument(0, as: [String: Variant].self))
         } catch {
             throw .failed("the daemon's status was malformed: \(error.message)")
+        }
+    }
+
+    func timeline(since: Double) async throws(ControlFailure) -> [TimelineEntry] {
+        let reply = try await call("ListTimeline", [.double(since)])
+        do {
+            return try reply.argument(0, as: [[String: Variant]].self).compactMap(TimelineEntry.init(dictionary:))
+        } catch {
+            throw .failed("the daemon's timeline was malformed: \(error.message)")
         }
     }
 

@@ -65,8 +65,13 @@ enum DoctorCommand {
         await daemon(&report)
         await desktop(&report)
         await networkManager(&report)
-        journal(&report)
-        timeline(&report)
+        if CLI.systemService {
+            // The service's journal is its own: it is asked, never opened (issue 31.5).
+            await serviceJournal(&report)
+        } else {
+            journal(&report)
+            timeline(&report)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -111,6 +116,11 @@ enum DoctorCommand {
             for secret in secrets where secret.count >= 3 { text = text.replacing(secret, with: "…") }
             return DoctorCommand.cutAddresses(text)
         }
+    }
+
+    /// The command that sets this daemon up.
+    static var setupCommand: String {
+        CLI.systemService ? "sudo ccrelay --system" + (CLI.instance.map { "=" + $0 } ?? "") + " setup" : "ccrelay setup"
     }
 
     /// What must not appear in the report: the home folder (it holds the
@@ -190,7 +200,13 @@ enum DoctorCommand {
     /// The configuration check's lines; whether the configuration can be used.
     private static func configuration(_ path: String, _ report: inout Report) -> Bool {
         guard access(path, F_OK) == 0 else {
-            report.add("configuration", "fail", "\(path) does not exist", fix: "ccrelay" + (CLI.systemService ? " --system" : "") + " setup")
+            // A folder this user may not enter is no missing file (the system service's /etc/ccrelay is root:ccrelay 0750).
+            if errno == EACCES {
+                report.add("configuration", "warn", fill(localize("%s: you may not read it (only root and the service may)"), path),
+                           fix: "sudo ccrelay" + (CLI.systemService ? " --system" + (CLI.instance.map { "=" + $0 } ?? "") : "") + " doctor")
+            } else {
+                report.add("configuration", "fail", "\(path) does not exist", fix: setupCommand)
+            }
             return false
         }
         guard let program = helperProgram("ccrelay-daemon") else {
@@ -333,6 +349,26 @@ enum DoctorCommand {
         for entry in entries.suffix(20) {
             let what = entry.subject == .outside ? "outside " : ""
             report.add("timeline", "ok", "\(TimeText.local(entry.at))  \(what)\(entry.from) → \(entry.to)  \(entry.cause)")
+        }
+    }
+
+    /// The system service's journal and timeline, as the running service reports them.
+    private static func serviceJournal(_ report: inout Report) async {
+        guard let client = try? await ControlClient.connect() else { return }
+        defer { client.close() }
+        let since = WallClock.now() - 7 * 86_400
+        do {
+            let status = try await client.status(timeout: busDeadline)
+            report.add("journal", "ok", fill(localize("kept by the service: %s unread"), "\(status.badge)"))
+            for entry in try await client.timeline(since: since).suffix(20) {
+                let what = entry.subject == .outside ? "outside " : ""
+                report.add("timeline", "ok", "\(TimeText.local(entry.at))  \(what)\(entry.from) → \(entry.to)  \(entry.cause)")
+            }
+        } catch {
+            switch error {
+            case .notRunning: report.add("journal", "warn", localize("kept by the service, which is not running"))
+            case .failed(let why): report.add("journal", "warn", fill(localize("the service did not say: %s"), why))
+            }
         }
     }
 

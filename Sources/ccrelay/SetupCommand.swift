@@ -82,11 +82,11 @@ enum SetupCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("setup", fill(localize("unexpected argument '%s'"), parsed.positionals[0])) }
         if parsed.has("password-stdin") && parsed.values["user"] == nil { return usageError("setup", localize("--password-stdin goes with --user")) }
-        // The system service (ccrelay --system setup, as root): /etc/ccrelay, the group ccrelay.
-        var serviceGroup: gid_t?
+        // The system service (ccrelay --system setup, as root): /etc/ccrelay, the user and group ccrelay.
+        var account: (user: uid_t, group: gid_t)?
         if CLI.systemService {
-            guard let group = SystemSetup.serviceGroup() else { return ExitStatus.failure }
-            serviceGroup = group
+            guard let found = SystemSetup.serviceAccount() else { return ExitStatus.failure }
+            account = found
         }
         let path = parsed.values["config"]
             ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
@@ -140,7 +140,7 @@ enum SetupCommand {
             }
         }
         let bundle = certificate.map { Configuration.isPKCS12Bundle($0) } ?? false
-        if bundle && serviceGroup != nil {
+        if bundle && account != nil {
             return fileRefused(localize("the system service takes a PKCS#12 bundle's password as the systemd credential p12-password, which setup does not write; give it a PEM certificate and key (openssl pkcs12 -in FILE.p12 -nodes -out student.pem)"))
         }
         // A PKCS#12 bundle holds its key; its password (empty for none) goes to the keyring.
@@ -168,17 +168,28 @@ enum SetupCommand {
         case .none: break
         }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
-        if let serviceGroup {
-            // The service cannot read a home: its certificate files live beside its configuration.
-            guard SystemSetup.makeFolder(folder, group: serviceGroup) else { return ExitStatus.failure }
-            for file in [certificate, key, caFile].compactMap({ $0 }) {
-                if let problem = fileProblem(absolute(file)) { return fileRefused("\(file): \(problem)") }
+        // The system service cannot read a home: copies of its files are staged (as root, following no link,
+        // each checked to be what it claims), tried, and placed in its own folder only when the login worked.
+        var staging: SystemSetup.Staging?
+        if let account {
+            guard SystemSetup.makeFolder(folder, group: account.group), let made = SystemSetup.Staging(in: folder) else {
+                SetupCleanup.removeAll()
+                return ExitStatus.failure
             }
-            func placed(_ file: String?) -> String?? { file.map { SystemSetup.place(absolute($0), in: folder, group: serviceGroup) } ?? .some(nil) }
-            guard let placedCertificate = placed(certificate), let placedKey = placed(key), let placedCA = placed(caFile) else { return ExitStatus.failure }
-            certificate = placedCertificate
-            key = placedKey
-            caFile = placedCA
+            staging = made
+            for (file, kind) in [(certificate, SystemSetup.FileKind.certificate), (key, .key), (caFile, .caFile)] {
+                guard let file else { continue }
+                guard let copy = made.stage(absolute(file), as: kind) else {
+                    made.discard()
+                    SetupCleanup.removeAll()
+                    return ExitStatus.failure
+                }
+                switch kind {
+                case .certificate: certificate = copy
+                case .key: key = copy
+                case .caFile: caFile = copy
+                }
+            }
         } else if asking {
             // Certificate files from elsewhere (a download) may move in beside the configuration, readable only by you.
             certificate = certificate.map { offerCopy($0, into: folder) }
@@ -201,7 +212,7 @@ enum SetupCommand {
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.
         var relay = (RelayTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
-        if serviceGroup != nil && asking && relay.isEmpty && current["relay"] == nil {
+        if account != nil && asking && relay.isEmpty && current["relay"] == nil {
             Output.prompt(localize("Forward alerts to an ntfy topic (https://ntfy.sh/YOUR-TOPIC; empty: the system log only)") + ": ")
             let typed = (readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }
             if !typed.isEmpty { relay.append(("ntfy", typed)) }
@@ -220,41 +231,64 @@ enum SetupCommand {
                 return usageError("setup", "\(what) \(problem)")
             }
         }
-        // The system service has no keyring: its password goes to a file beside the configuration.
-        let passwordFile = serviceGroup != nil && user != nil ? folder + "/\(CLI.instance ?? "campus")-password" : nil
-        func configurationText(passwordFile: String?) -> String {
-            Self.configurationText(
-                path, current: current, server: server, caFile: caFile.map(absolute), pin: parsed.values["pinned-key"],
-                interface: parsed.values["interface"], certificate: certificate.map(absolute), key: key.map(absolute),
+        // The system service has no keyring: its password goes to a file in its own folder.
+        let passwordFile = account != nil && user != nil ? SystemSetup.filesFolder(configuration: path) + "/campus-password" : nil
+        func configurationText(passwordFile: String?, placed: [String: String] = [:]) -> String {
+            func final(_ file: String?) -> String? { file.map { placed[$0] ?? absolute($0) } }
+            return Self.configurationText(
+                path, current: current, server: server, caFile: final(caFile), pin: parsed.values["pinned-key"],
+                interface: parsed.values["interface"], certificate: final(certificate), key: final(key),
                 bundle: bundle, user: user, passwordFile: passwordFile, relay: relay)
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
         let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.relayTargets.isEmpty ?? true)
 
-        // The answers are tried from a private file next to the real one, which is written only after a login.
-        if serviceGroup == nil, let (made, reason) = makeFolders(folder) {
+        // The answers are tried from a private file next to the real one (the system service's: among
+        // its staged copies), which is written only after a login; it goes with setup, however setup ends.
+        if account == nil, let (made, reason) = makeFolders(folder) {
             Output.error(fill(localize("setup: cannot create %s: %s"), made, reason))
             return ExitStatus.failure
         }
-        let trial = folder + "/.ccrelay-setup-\(getpid()).conf"
-        defer { unlink(trial) }
+        let trial = (staging?.folder ?? folder) + "/.ccrelay-setup-\(getpid()).conf"
+        SetupCleanup.register(trial)
+        defer {
+            unlink(trial)
+            SetupCleanup.forget(trial)
+        }
         guard write(Array(text.utf8), to: trial) else {
             let reason = SystemError.reason(errno)  // read before gettext may change errno
             Output.error(fill(localize("setup: cannot write in %s: %s"), folder, reason))
+            staging?.discard()
             return ExitStatus.failure
         }
         Output.out(fill(localize("Trying to log in to %s…"), server))
         guard tryLogin(trial, bundlePassword: bundlePassword, password: password) else {
+            unlink(trial)
+            staging?.discard()
+            SetupCleanup.removeAll()
             Output.error(localize("setup: nothing was written; fix the answers above and run ccrelay setup again"))
             return ExitStatus.failure
         }
-        if let serviceGroup {
-            // The password file first, then the configuration that names it (root:ccrelay 0640 both).
-            if let passwordFile, let password, !SystemSetup.write(Array((password + "\n").utf8), to: passwordFile, group: serviceGroup) {
+        if let account, let staging {
+            unlink(trial)
+            // The copies move in, then the password file, then the configuration that names them (the service's alone).
+            if let passwordFile { SetupCleanup.register(passwordFile) }
+            guard let placed = staging.commit(to: SystemSetup.filesFolder(configuration: path), account: account),
+                passwordFile.map({ file in password.map { SystemSetup.writeSecret(Array(($0 + "\n").utf8), to: file, account: account) } ?? true }) ?? true,
+                SystemSetup.writeSecret(Array(configurationText(passwordFile: passwordFile, placed: placed).utf8), to: path, account: account)
+            else {
+                // Nothing half-done stays: the copies placed and the password file go again.
+                staging.discard()
+                SetupCleanup.removeAll()
                 return ExitStatus.failure
             }
-            guard SystemSetup.write(Array(configurationText(passwordFile: passwordFile).utf8), to: path, group: serviceGroup) else { return ExitStatus.failure }
+            // Done: what it placed is the service's now.
+            for target in Array(placed.values) + [passwordFile].compactMap({ $0 }) { SetupCleanup.forget(target) }
+            staging.discard()
+            for target in placed.values.sorted() {
+                Output.out(fill(localize("  Placed %s (the service reads it; its key only the service's user)."), target))
+            }
             Output.out(fill(localize("Wrote %s."), path))
             if forwards { testForwarding(path) }
             SystemSetup.finish(instance: CLI.instance, start: !parsed.has("no-autostart"))

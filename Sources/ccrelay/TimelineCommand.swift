@@ -13,8 +13,9 @@ enum TimelineCommand {
         DURATION ago (default 7d), oldest first, each with its cause — a keep-alive
         that timed out, the server ending the session and why, the network going
         down, sleep, your own command — then a summary: how much of the time the
-        session was online, and what ended it each time it dropped. Reads the
-        journal ($XDG_STATE_HOME/ccrelay/alerts.db; the newest 10,000 changes are kept).
+        session was online, and what ended it each time it dropped. Asks the
+        daemon, or reads the journal when none runs ($XDG_STATE_HOME/ccrelay/alerts.db;
+        the newest 10,000 changes are kept); the system service's only from it.
 
         Options:
           --since DURATION  how far back: a number and s, m, h or d (30m, 12h, 7d)
@@ -38,7 +39,11 @@ enum TimelineCommand {
         let now = WallClock.now()
         let entries: [TimelineEntry]
         do {
-            entries = try JournalFile.open { store throws(StoreError) in try store.timeline(since: now - window) }
+            entries = try await JournalFile.fromDaemonOrDisk { client throws(ControlFailure) in
+                try await client.timeline(since: now - window)
+            } disk: { store throws(StoreError) in
+                try store.timeline(since: now - window)
+            }
         } catch {
             return error.report("timeline")
         }

@@ -25,6 +25,7 @@ import TestSupport
         func requestLogin() {}
         func requestLogout() {}
         func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
+        func timeline(since: Double) throws(DBusError) -> [TimelineEntry] { [] }
         func showStatus(setupCommand: Bool) {}
         func setUp() {}
         func showTimeline() {}

@@ -169,14 +169,16 @@ import Testing
     }
 
     /// `ccrelay-daemon --diagnose` processes for `config` still running.
-    static func diagnoseHelpers(of config: String) -> Int {
+    static func diagnoseHelpers(of config: String) -> Int { processes(with: "--diagnose", and: config) }
+
+    /// Processes still running whose command line holds `argument` (and `other`).
+    static func processes(with argument: String, and other: String? = nil) -> Int {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.filter { entry in
             guard Int(entry) != nil, let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return false }
             let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
             // A zombie has an empty command line: it is over.
-            return words.contains("--diagnose") && words.contains(config)
+            return words.contains(argument) && (other.map(words.contains) ?? true)
         }.count
     }
 }
-

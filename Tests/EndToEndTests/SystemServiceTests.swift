@@ -187,16 +187,23 @@ import Testing
             var info = stat()
             return stat(path, &info) == 0 ? (info.st_mode & 0o777, info.st_uid, info.st_gid) : nil
         }
+        // Issue 31.4 and 31.10: the files in the service's own folder; the secrets its user's alone.
         let etc = service.folder + "/etc"
-        let key = etc + "/" + (pki.clientKey as NSString).lastPathComponent
-        for path in [service.configPath, etc + "/campus-password", etc + "/" + (pki.clientCertificate as NSString).lastPathComponent, key,
-                     etc + "/" + (pki.caCertificate as NSString).lastPathComponent] {
+        let files = etc + "/ccrelay.d"
+        let key = files + "/" + (pki.clientKey as NSString).lastPathComponent
+        let serviceUser = getpwnam("ccrelay").pointee.pw_uid
+        for path in [service.configPath, files + "/campus-password", key] {
+            let info = owned(path)
+            #expect(info?.mode == 0o600 && info?.owner == serviceUser, "\(path): \(String(describing: info))")
+        }
+        for path in [files + "/" + (pki.clientCertificate as NSString).lastPathComponent, files + "/" + (pki.caCertificate as NSString).lastPathComponent] {
             let info = owned(path)
             #expect(info?.mode == 0o640 && info?.owner == 0 && info?.group == group, "\(path): \(String(describing: info))")
         }
-        #expect(owned(etc)?.mode == 0o750 && owned(etc)?.group == group)
+        #expect(owned(etc)?.mode == 0o750 && owned(etc)?.group == group && owned(files)?.mode == 0o750 && owned(files)?.group == group)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: etc).sorted() == ["ccrelay.conf", "ccrelay.d"], "nothing staged is left")
         let config = try String(contentsOfFile: service.configPath, encoding: .utf8)
-        #expect(config.contains("password-file = \(etc)/campus-password") && config.contains("key = \(key)") && !config.contains("s3cret"))
+        #expect(config.contains("password-file = \(files)/campus-password") && config.contains("key = \(key)") && !config.contains("s3cret"))
         #expect(!setup.standardOutput.contains("s3cret") && !setup.standardError.contains("s3cret"))
 
         // No test asks the internet whether traffic gets out.
@@ -209,8 +216,12 @@ import Testing
                                           + [DaemonRig.ccrelay, "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
         defer { daemon.stop() }
         #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
-        let peek = try run("/usr/sbin/runuser", ["-u", users.reader, "--", "/bin/cat", key])
-        #expect(peek.status != 0, "nobody else reads the key")
+        for user in [users.reader, users.member] {
+            for secret in [key, files + "/campus-password", service.configPath] {
+                let peek = try run("/usr/sbin/runuser", ["-u", user, "--", "/bin/cat", secret])
+                #expect(peek.status != 0, "\(user) does not read \(secret): the group steers, it does not read secrets")
+            }
+        }
     }
 
     @Test func aPasswordComesFromTheCredentialsSystemdPassesAndAReadablePasswordFileIsRefused() async throws {
