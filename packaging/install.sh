@@ -14,11 +14,11 @@
 #                  /var/lib/ccrelay (configuration, journal) stay
 #     --purge      with --uninstall: remove those two too, and the user and
 #                  group ccrelay when install.sh made them
-# As root it first checks that the libraries the programs link are there
-# (else it names the Debian packages to bring), then makes the system user and
-# group ccrelay, installs the files, the D-Bus policy last, and has a running
-# system bus read that policy (for the system service: systemctl enable --now
-# ccrelay). The .deb and this install do not mix: it refuses while the
+# It first checks that the libraries the programs link are there (else it
+# names the Debian packages to bring); as root it then makes the system user
+# and group ccrelay, installs the files, the D-Bus policy last, and has a
+# running system bus read that policy (for the system service: systemctl
+# enable --now ccrelay). The .deb and this install do not mix: it refuses while the
 # package ccrelay is installed, and the package refuses while this install is.
 set -euo pipefail
 prefix=/usr/local
