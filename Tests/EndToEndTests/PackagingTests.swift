@@ -293,13 +293,14 @@ import Testing
         #expect(installed.standardOutput.contains("the system bus read the new policy"), "\(installed.standardOutput)")
         #expect(try String(contentsOfFile: root + "/etc/passwd", encoding: .utf8).contains("ccrelay:x:"))
         #expect(try String(contentsOfFile: root + "/usr/local/share/ccrelay/manifest", encoding: .utf8).contains("\nuser ccrelay\n"))
-        _ = bus
 
         let purged = try run(root + "/usr/local/share/ccrelay/install.sh", ["--uninstall", "--purge", "--root", root],
                              environment: ["PATH": shims + ":/usr/bin:/bin"])
         #expect(purged.status == 0, "\(purged.standardOutput)\(purged.standardError)")
         #expect(!(try String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)).contains("ccrelay:"), "the user it made is gone")
         #expect(!FileManager.default.fileExists(atPath: root + "/usr/local/bin/ccrelay") && !FileManager.default.fileExists(atPath: policy))
+        #expect(purged.standardOutput.contains("the system bus read the new policy"), "the bus forgets the policy: \(purged.standardOutput)")
+        withExtendedLifetime(bus) {}
     }
 
     /// The oldest version of each library the packages may ask for: what Ubuntu 22.04 LTS ships.
