@@ -52,4 +52,69 @@ import Testing
         let left = try run("/usr/bin/pgrep", ["-f", directory])
         #expect(left.standardOutput.isEmpty, "still running: \(left.standardOutput)")
     }
+
+    /// issue 31, item 11: on a machine where ccrelay is installed, the user's
+    /// daemon is activatable (its D-Bus service file where a standard session
+    /// bus looks: `$XDG_DATA_HOME` and `$XDG_DATA_DIRS`, and, with a desktop,
+    /// on the desktop's bus). The demo must never start it — neither headless
+    /// (its private bus) nor inside a desktop session — and never touch the
+    /// user's home. The demo's daemon here takes 2 s to own its name (a busy
+    /// machine), so every early `ccrelay status` of the demo would start the
+    /// activatable one: the race of the report, made certain.
+    @Test(arguments: [false, true])
+    func theDemoNeverStartsTheUsersOwnDaemonNorTouchesTheirHome(desktop: Bool) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-demo-home-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let home = folder + "/home"
+        let marker = folder + "/users-daemon-started"
+        // The user's own configuration and journal folder, as an installed ccrelay left them.
+        for sub in ["/.config/ccrelay", "/.local/state/ccrelay", "/.local/share/dbus-1/services", "/share/dbus-1/services", "/bin"] {
+            try FileManager.default.createDirectory(atPath: (sub == "/share/dbus-1/services" || sub == "/bin" ? folder : home) + sub,
+                                                    withIntermediateDirectories: true)
+        }
+        try "[server]\nurl = https://cc.campus.example/\n".write(toFile: home + "/.config/ccrelay/ccrelay.conf", atomically: true, encoding: .utf8)
+        chmod(home + "/.config/ccrelay/ccrelay.conf", 0o600)
+        // The installed package's activation file, pointing at a marker that records who started it.
+        let usersDaemon = folder + "/bin/users-ccrelay"
+        try writeExecutable("#!/bin/sh\necho \"started: HOME=$HOME $*\" >> '\(marker)'\nexit 1\n", to: usersDaemon)
+        let activation = "[D-BUS Service]\nName=io.github.ccrelay.CCRelay\nExec=\(usersDaemon) daemon\n"
+        for services in [home + "/.local/share/dbus-1/services", folder + "/share/dbus-1/services"] {
+            try activation.write(toFile: services + "/io.github.ccrelay.CCRelay.service", atomically: true, encoding: .utf8)
+        }
+        // The programs of this build, the daemon slow to own its name.
+        let programs = folder + "/bin"
+        try writeExecutable("#!/bin/sh\n[ \"$1\" = daemon ] && sleep 2\nexec '\(buildProductsDirectory.path)/ccrelay' \"$@\"\n",
+                            to: programs + "/ccrelay")
+        try FileManager.default.createSymbolicLink(atPath: programs + "/ccsim", withDestinationPath: buildProductsDirectory.path + "/ccsim")
+        let before = try Self.snapshot(home)
+
+        var environment = ["CCRELAY_DEMO_BIN": programs, "LANG": "C.UTF-8", "HOME": home, "XDG_DATA_HOME": home + "/.local/share",
+                           "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
+                           "XDG_DATA_DIRS": folder + "/share:/usr/local/share:/usr/share",
+                           "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/ccrelay-demo-test"]
+        // A desktop: its bus can start the installed daemon, and a notification server shows the bubbles.
+        let bus = desktop ? try PrivateBus(services: ["io.github.ccrelay.CCRelay": usersDaemon + " daemon"]) : nil
+        var dunst: Dunst?
+        if let bus { dunst = try await Dunst(on: bus) }
+        if let bus { environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address }
+        let result = try run(Self.script, [], environment: environment)
+        #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
+        #expect(result.standardOutput.contains("$ ccrelay status → logged-out, badge 0"), "\(result.standardOutput)")
+        let started = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
+        #expect(started.isEmpty, "the demo started the user's own daemon: \(started)")
+        #expect(try Self.snapshot(home) == before, "the user's home was touched")
+        if let dunst {
+            // The bubbles still reach the desktop's notification server.
+            let shown = try dunst.closeAllAndReadHistory()
+            #expect(shown.contains { $0.summary.contains("Logged out") }, "\(shown.map { $0.summary })")
+        }
+    }
+
+    /// Every file and folder under `path`, with its size and modification time.
+    static func snapshot(_ path: String) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: path).sorted().map { sub in
+            let attributes = try FileManager.default.attributesOfItem(atPath: path + "/" + sub)
+            return "\(sub) \(attributes[.size] ?? 0) \(attributes[.modificationDate] ?? "")"
+        }
+    }
 }

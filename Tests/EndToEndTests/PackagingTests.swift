@@ -177,24 +177,38 @@ import Testing
         return (folder + client, folder + simulator)
     }
 
-    /// issue 24: `make dist`'s tarball for a machine that is not online yet,
-    /// installed with its own install.sh into an empty prefix and run from there.
-    @Test func theTarballInstallsIntoAnEmptyPrefixAndChecksAConfiguration() throws {
+    /// `make dist`'s tarball, unpacked into a fresh folder: its top folder (install.sh, root/, needs).
+    func unpackedTarball() throws -> String {
         let folder = Self.repository + "/.build/dist/"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         let tarball = try #require(names.first { $0.hasPrefix("ccrelay-\(ccrelayVersion)-") && $0.hasSuffix(".tar.gz") },
                                    "no tarball: run 'make dist' (make test does)")
         let unpacked = try temporaryDirectory("dist")
+        let untar = try run("/usr/bin/tar", ["-C", unpacked, "-xzf", folder + tarball])
+        guard untar.status == 0 else { throw TestSetupError("tar: \(untar.standardError)") }
+        return unpacked + "/" + String(tarball.dropLast(".tar.gz".count))
+    }
+
+    /// Every file, folder and link under `root`, relative to it.
+    func contents(_ root: String) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: root).sorted()
+    }
+
+    /// issue 24: `make dist`'s tarball for a machine that is not online yet,
+    /// installed with its own install.sh into an empty prefix and run from there;
+    /// issue 31: `install.sh --uninstall` removes all it installed (files and the
+    /// folders it made) but the configuration and the journal, `--purge` those too.
+    @Test func theTarballInstallsIntoAnEmptyPrefixAndChecksAConfiguration() throws {
+        let top = try unpackedTarball()
         let root = try temporaryDirectory("dist-root")
-        #expect(try run("/usr/bin/tar", ["-C", unpacked, "-xzf", folder + tarball]).status == 0)
-        let top = unpacked + "/" + String(tarball.dropLast(".tar.gz".count))
-        let installed = try run("/bin/sh", [top + "/install.sh", "--prefix", "/opt/ccrelay", "--destdir", root], environment: ["PATH": "/usr/bin:/bin"])
+        let installed = try run(top + "/install.sh", ["--prefix", "/opt/ccrelay", "--destdir", root], environment: ["PATH": "/usr/bin:/bin"])
         #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
         let prefix = root + "/opt/ccrelay"
         let version = try run(prefix + "/bin/ccrelay", ["--version"])
         #expect(version.standardOutput.hasPrefix("ccrelay \(ccrelayVersion)"), "\(version.standardError)")
         // The daemon's own check, from libexec beside the CLI, on a configuration of the test PKI.
-        let config = root + "/ccrelay.conf"
+        try FileManager.default.createDirectory(atPath: root + "/etc/ccrelay", withIntermediateDirectories: true)
+        let config = root + "/etc/ccrelay/ccrelay.conf"
         let pki = TestPKI.shared
         try "[server]\nurl = https://cc.campus.example/\nca-file = \(pki.caCertificate)\n[auth]\ncertificate = \(pki.clientCertificate)\nkey = \(pki.clientKey)\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
@@ -206,6 +220,87 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: root + "/etc/dbus-1/system.d/io.github.ccrelay.CCRelay.conf"),
                 "the bus reads another prefix's policy only from /etc")
         #expect(FileManager.default.fileExists(atPath: prefix + "/share/locale/zh_CN/LC_MESSAGES/ccrelay.mo"))
+
+        // The service's journal, as it would have written it; then the installed copy uninstalls.
+        try FileManager.default.createDirectory(atPath: root + "/var/lib/ccrelay", withIntermediateDirectories: true)
+        try "journal".write(toFile: root + "/var/lib/ccrelay/alerts.db", atomically: true, encoding: .utf8)
+        let removed = try run(prefix + "/share/ccrelay/install.sh", ["--uninstall", "--prefix", "/opt/ccrelay", "--destdir", root],
+                              environment: ["PATH": "/usr/bin:/bin"])
+        #expect(removed.status == 0, "\(removed.standardOutput)\(removed.standardError)")
+        #expect(try contents(root) == ["etc", "etc/ccrelay", "etc/ccrelay/ccrelay.conf", "var", "var/lib", "var/lib/ccrelay", "var/lib/ccrelay/alerts.db"],
+                "only the configuration and the journal stay")
+        // Nothing installed any more: the unpacked tarball's install.sh says so.
+        let again = try run(top + "/install.sh", ["--uninstall", "--prefix", "/opt/ccrelay", "--destdir", root])
+        #expect(again.status == 1 && again.standardError.contains("no ccrelay installed by install.sh"), "\(again.standardError)")
+        _ = try run(top + "/install.sh", ["--prefix", "/opt/ccrelay", "--destdir", root])
+        let purged = try run(top + "/install.sh", ["--uninstall", "--purge", "--prefix", "/opt/ccrelay", "--destdir", root])
+        #expect(purged.status == 0, "\(purged.standardError)")
+        let left = try contents(root)
+        #expect(left.allSatisfy { ["etc", "var", "var/lib"].contains($0) }, "\(left)")
+    }
+
+    /// issue 31: on a base Debian 12 libcurl, SQLite and libdbus are missing.
+    /// install.sh checks the libraries the programs link (the tarball's
+    /// `needs`, from the programs) in `ldconfig -p` and refuses with the
+    /// Debian packages to bring, writing nothing. Here `ldconfig` is a fake
+    /// that hides those three (scripts/install-check does it in a real
+    /// debootstrap system).
+    @Test func theTarballRefusesWhereTheLibrariesAreMissingAndNamesTheirPackages() throws {
+        let top = try unpackedTarball()
+        let needs = try String(contentsOfFile: top + "/needs", encoding: .utf8)
+        for soname in ["libcurl.so.4\tlibc6,x86-64\tlibcurl4", "libsqlite3.so.0\tlibc6,x86-64\tlibsqlite3-0", "libdbus-1.so.3\tlibc6,x86-64\tlibdbus-1-3"] {
+            #expect(needs.contains(soname), "needs lists what the programs link: \(needs)")
+        }
+        let shims = try temporaryDirectory("ldconfig")
+        try writeExecutable("#!/bin/sh\n/sbin/ldconfig \"$@\" | grep -v -e 'libcurl\\.so\\.4 ' -e 'libsqlite3\\.so\\.0 ' -e 'libdbus-1\\.so\\.3 '\n",
+                            to: shims + "/ldconfig")
+        let root = try temporaryDirectory("dist-nolibs")
+        let refused = try run(top + "/install.sh", ["--destdir", root], environment: ["PATH": shims + ":/usr/bin:/bin"])
+        #expect(refused.status == 1, "\(refused.standardOutput)\(refused.standardError)")
+        #expect(refused.standardError.contains("lacks libcurl.so.4 libdbus-1.so.3 libsqlite3.so.0"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("apt install libcurl4 libdbus-1-3 libsqlite3-0\n"), "\(refused.standardError)")
+        #expect(!refused.standardOutput.contains("installed"), "\(refused.standardOutput)")
+        #expect(try contents(root).isEmpty, "nothing is written")
+    }
+
+    /// issue 31: the system user first, then the bus policy that names it, then
+    /// the running bus told to read it — else the service cannot own its name
+    /// until someone reloads the bus. Installed into another root (`--root`),
+    /// with a bus listening at its /run/dbus/system_bus_socket; systemd-sysusers
+    /// and dbus-send are the real ones behind wrappers that note what is there
+    /// when they run. `--uninstall --purge` then removes the user it made.
+    @Test(.enabled(if: getuid() == 0, "needs root: install.sh makes the user only as root"))
+    func theTarballMakesTheUserThenThePolicyThenReloadsTheBus() async throws {
+        let top = try unpackedTarball()
+        let root = try temporaryDirectory("dist-system")
+        try FileManager.default.createDirectory(atPath: root + "/run/dbus", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/etc", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/etc/ld.so.cache", toPath: root + "/etc/ld.so.cache")
+        let bus = try PrivateBus(socketPath: root + "/run/dbus/system_bus_socket")
+        let shims = try temporaryDirectory("order")
+        let log = shims + "/log"
+        let policy = root + "/etc/dbus-1/system.d/io.github.ccrelay.CCRelay.conf"
+        let note = "[ -f '\(policy)' ] && p=policy || p=no-policy; grep -q '^ccrelay:' '\(root)/etc/passwd' 2>/dev/null && u=user || u=no-user"
+        for (program, real, also) in [("systemd-sysusers", "/usr/bin/systemd-sysusers", ""), ("dbus-send", "/usr/bin/dbus-send", " $DBUS_SYSTEM_BUS_ADDRESS")] {
+            try writeExecutable("#!/bin/sh\n\(note)\necho \"\(program) $u $p\(also)\" >> '\(log)'\nexec \(real) \"$@\"\n",
+                                to: shims + "/" + program)
+        }
+        let installed = try run(top + "/install.sh", ["--root", root], environment: ["PATH": shims + ":/usr/bin:/bin"])
+        #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
+        let steps = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        #expect(steps == ["systemd-sysusers no-user no-policy", "dbus-send user policy unix:path=\(root)/run/dbus/system_bus_socket"],
+                "the user, then the policy, then the bus reloads: \(steps)")
+        #expect(installed.standardOutput.contains("the system bus read the new policy"), "\(installed.standardOutput)")
+        #expect(try String(contentsOfFile: root + "/etc/passwd", encoding: .utf8).contains("ccrelay:x:"))
+        #expect(try String(contentsOfFile: root + "/usr/local/share/ccrelay/manifest", encoding: .utf8).contains("\nuser ccrelay\n"))
+
+        let purged = try run(root + "/usr/local/share/ccrelay/install.sh", ["--uninstall", "--purge", "--root", root],
+                             environment: ["PATH": shims + ":/usr/bin:/bin"])
+        #expect(purged.status == 0, "\(purged.standardOutput)\(purged.standardError)")
+        #expect(!(try String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)).contains("ccrelay:"), "the user it made is gone")
+        #expect(!FileManager.default.fileExists(atPath: root + "/usr/local/bin/ccrelay") && !FileManager.default.fileExists(atPath: policy))
+        #expect(purged.standardOutput.contains("the system bus read the new policy"), "the bus forgets the policy: \(purged.standardOutput)")
+        withExtendedLifetime(bus) {}
     }
 
     /// The oldest version of each library the packages may ask for: what Ubuntu 22.04 LTS ships.
@@ -256,9 +351,9 @@ import Testing
         #expect(try run("/usr/bin/dpkg-deb", ["-f", client, "Suggests"]).standardOutput.contains("ccrelay-sim"))
     }
 
-    @Test func theDebInstallsIntoACleanRootAndRuns() async throws {
-        let deb = try Self.debs().client
-        let root = try temporaryDirectory("dpkg-root")
+    /// An empty root with a dpkg database, for `dpkg --root`.
+    func emptyDpkgRoot(_ name: String) throws -> String {
+        let root = try temporaryDirectory(name)
         for directory in ["var/lib/dpkg/info", "var/lib/dpkg/updates", "var/log", "usr/bin", "etc"] {
             try FileManager.default.createDirectory(atPath: root + "/" + directory, withIntermediateDirectories: true)
         }
@@ -266,8 +361,45 @@ import Testing
         // /usr/bin/locale for its catalogue folder and was never translated).
         try FileManager.default.copyItem(atPath: "/usr/bin/locale", toPath: root + "/usr/bin/locale")
         _ = FileManager.default.createFile(atPath: root + "/var/lib/dpkg/status", contents: Data())
-        let installed = try run("/usr/bin/dpkg", ["--root=" + root, "--force-depends", "--force-not-root", "--force-script-chrootless",
-                                                  "--log=/dev/null", "-i", deb])
+        return root
+    }
+
+    /// `dpkg -i DEB` into `root`, its maintainer scripts run outside it with DPKG_ROOT.
+    func dpkgInstall(_ deb: String, into root: String) throws -> CommandResult {
+        try run("/usr/bin/dpkg", ["--root=" + root, "--force-depends", "--force-not-root", "--force-script-chrootless", "--log=/dev/null", "-i", deb])
+    }
+
+    /// issue 31: the .deb and the tarball do not fight. Installed over the
+    /// tarball's install, the package's programs and unit would be shadowed by
+    /// /usr/local's and dpkg would stop at the autostart entry (a conffile);
+    /// so the package refuses while the tarball's install is there, naming
+    /// install.sh --uninstall, and install.sh refuses while the package is installed.
+    @Test(.enabled(if: getuid() == 0, "needs root: install.sh makes the user only as root"))
+    func theDebAndTheTarballEachRefuseToInstallOverTheOther() throws {
+        let deb = try Self.debs().client
+        let top = try unpackedTarball()
+        let root = try emptyDpkgRoot("deb-over-tarball")
+        try FileManager.default.copyItem(atPath: "/etc/ld.so.cache", toPath: root + "/etc/ld.so.cache")
+        let tarball = try run(top + "/install.sh", ["--root", root])
+        #expect(tarball.status == 0, "\(tarball.standardOutput)\(tarball.standardError)")
+        let refused = try dpkgInstall(deb, into: root)
+        #expect(refused.status != 0 && refused.standardError.contains("sudo /usr/local/share/ccrelay/install.sh --uninstall"),
+                "\(refused.standardOutput)\(refused.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/usr/bin/ccrelay"), "nothing of the package was unpacked")
+        let removed = try run(root + "/usr/local/share/ccrelay/install.sh", ["--uninstall", "--root", root])
+        #expect(removed.status == 0, "\(removed.standardError)")
+        let installed = try dpkgInstall(deb, into: root)
+        #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
+        let again = try run(top + "/install.sh", ["--root", root])
+        #expect(again.status == 1 && again.standardError.contains("the package ccrelay is installed") && again.standardError.contains("apt remove ccrelay"),
+                "\(again.standardOutput)\(again.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/usr/local/bin/ccrelay"))
+    }
+
+    @Test func theDebInstallsIntoACleanRootAndRuns() async throws {
+        let deb = try Self.debs().client
+        let root = try emptyDpkgRoot("dpkg-root")
+        let installed = try dpkgInstall(deb, into: root)
         #expect(installed.status == 0, "\(installed.standardOutput)\(installed.standardError)")
         // The system service's user and group, made in that root (DPKG_ROOT), not on this machine.
         let passwd = (try? String(contentsOfFile: root + "/etc/passwd", encoding: .utf8)) ?? ""

@@ -52,10 +52,11 @@ import Testing
             try run(DaemonRig.ccrelay, [system] + arguments, environment: environment)
         }
 
-        /// `ccrelay --system ARGUMENTS` as `user` (runuser), with only the bus addresses.
-        func cli(as user: String, _ arguments: [String]) throws -> CommandResult {
+        /// `ccrelay --system ARGUMENTS` as `user` (runuser), with only the bus
+        /// addresses: the copy in `users.programs`, which that user can reach.
+        func cli(as user: String, of users: TestUsers, _ arguments: [String]) throws -> CommandResult {
             try run("/usr/sbin/runuser", ["-u", user, "--", "/usr/bin/env", "DBUS_SYSTEM_BUS_ADDRESS=\(environment["DBUS_SYSTEM_BUS_ADDRESS"]!)",
-                                          "DBUS_SESSION_BUS_ADDRESS=\(SystemServiceTests.noSessionBus)", DaemonRig.ccrelay, system] + arguments)
+                                          "DBUS_SESSION_BUS_ADDRESS=\(SystemServiceTests.noSessionBus)", users.programs.path("ccrelay"), system] + arguments)
         }
 
         func state() throws -> String? {
@@ -64,15 +65,18 @@ import Testing
         }
     }
 
-    /// Users made for one test and removed after it: `reader` in no group, `member` in the group ccrelay.
+    /// Users made for one test and removed after it: `reader` in no group, `member` in the group ccrelay;
+    /// and the programs they run, copied where they can reach them (the checkout may be private: issue 31).
     final class TestUsers {
         let reader = "ccrt-r-\(UUID().uuidString.prefix(6).lowercased())"
         let member = "ccrt-m-\(UUID().uuidString.prefix(6).lowercased())"
+        let programs: ProgramsForOtherUsers
         private var madeGroup = false
         private var madeServiceUser = false
 
         /// With `serviceUser`, also the user `ccrelay` the package makes, when this machine has none.
         init(serviceUser: Bool = false) throws {
+            programs = try ProgramsForOtherUsers()
             if try run("/usr/bin/getent", ["group", "ccrelay"]).status != 0 {
                 guard try run("/usr/sbin/groupadd", ["--system", "ccrelay"]).status == 0 else { throw TestSetupError("groupadd ccrelay failed") }
                 madeGroup = true
@@ -86,6 +90,7 @@ import Testing
                 let made = try run("/usr/sbin/useradd", ["--system", "--no-create-home", "--shell", "/usr/sbin/nologin"] + groups + [user])
                 guard made.status == 0 else { throw TestSetupError("useradd \(user): \(made.standardError)") }
             }
+            try programs.check(as: reader)
         }
 
         deinit {
@@ -108,9 +113,9 @@ import Testing
         #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
         #expect(!service.log.contains("session bus"), "no session bus is asked for: \(service.log)")
 
-        let read = try service.cli(as: users.reader, ["status"])
+        let read = try service.cli(as: users.reader, of: users, ["status"])
         #expect(read.status == 0 && read.standardOutput.contains("online"), "every local user reads: \(read.standardError)")
-        let refused = try service.cli(as: users.reader, ["logout"])
+        let refused = try service.cli(as: users.reader, of: users, ["logout"])
         #expect(refused.status == 1 && refused.standardError.contains("only root and members of the group ccrelay"),
                 "\(refused.standardOutput)\(refused.standardError)")
         #expect(try service.state() == "online", "the refused call did nothing")
@@ -120,11 +125,11 @@ import Testing
         #expect(await eventually(timeout: .seconds(20)) { !webhook.requests().isEmpty }, "\(service.log)")
         #expect(RelayRecorder.body(webhook.requests()[0])["kind"] as? String == "logged-out")
         #expect(service.log.contains("<2>ccrelay: alert logged-out: "), "\(service.log)")
-        let history = try service.cli(as: users.reader, ["history", "--limit", "3"])
+        let history = try service.cli(as: users.reader, of: users, ["history", "--limit", "3"])
         #expect(history.status == 0 && history.standardOutput.contains("Logged out"), "\(history.standardOutput)\(history.standardError)")
 
         // A member of the group steers it; so does root.
-        let login = try service.cli(as: users.member, ["login"])
+        let login = try service.cli(as: users.member, of: users, ["login"])
         #expect(login.status == 0, "\(login.standardOutput)\(login.standardError)")
         #expect(await eventually(timeout: .seconds(20)) { (try? service.state()) == "online" })
         let logout = try service.cli(["logout"])
@@ -151,11 +156,11 @@ import Testing
         for service in [main, lab, dorm] {
             #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.system): \(service.log)")
         }
-        let read = try lab.cli(as: users.reader, ["status"])
+        let read = try lab.cli(as: users.reader, of: users, ["status"])
         #expect(read.status == 0 && read.standardOutput.contains("online"), "\(read.standardError)")
-        let refused = try lab.cli(as: users.reader, ["logout"])
+        let refused = try lab.cli(as: users.reader, of: users, ["logout"])
         #expect(refused.status == 1 && refused.standardError.contains("only root and members of the group ccrelay"), "\(refused.standardError)")
-        let steered = try lab.cli(as: users.member, ["logout"])
+        let steered = try lab.cli(as: users.member, of: users, ["logout"])
         #expect(steered.status == 0, "\(steered.standardError)")
         #expect(await eventually(timeout: .seconds(20)) { (try? lab.state()) == "offline" })
         #expect(try main.state() == "online" && dorm.state() == "online", "the others carry on")
@@ -213,7 +218,7 @@ import Testing
         try handle.close()
         // The service, as its own user, reads them and gets online; a user outside the group cannot read them.
         let daemon = try ChildProcess("/usr/sbin/runuser", ["-u", "ccrelay", "--", "/usr/bin/env"] + service.environment.map { "\($0)=\($1)" }
-                                          + [DaemonRig.ccrelay, "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
+                                          + [users.programs.path("ccrelay"), "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
         defer { daemon.stop() }
         #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
         for user in [users.reader, users.member] {
