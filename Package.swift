@@ -76,7 +76,7 @@ let package = Package(
 // which builds them with -sanitize=fuzzer: libFuzzer brings their main.
 if Context.environment["CCRELAY_FUZZ"] != nil {
     let fuzzTargets: [(String, [Target.Dependency])] = [
-        ("fuzz-reply", ["CCProtocol", "CCRelayCore"]),
+        ("fuzz-reply", ["CCProtocol", "CCRelayCore", "CurlTransport"]),
         ("fuzz-config", ["CCRelayCore"]),
         ("fuzz-session", ["CCRelayCore"]),
         ("fuzz-dbus-value", ["DBus", "CDBus"]),

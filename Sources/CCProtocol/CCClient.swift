@@ -93,16 +93,9 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     {
         let easy = CurlEasy()
         // Campus authentication never goes through a proxy, whatever the environment says.
-        try easy.setStrictTransport(scheme: base.scheme, caFile: configuration.caFile, caFileName: "ca-file", userAgent: userAgent)
-        try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "TCP keep-alive")
-        // No cached names: a new connection (rare: one is kept) resolves
-        // afresh, so a network change never reuses another network's answer.
-        try easy.set(CURLOPT_DNS_CACHE_TIMEOUT, 0, "no DNS cache")
-        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout), "the connect timeout")
-        if let pin = configuration.pinnedKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, pin, "pinned-key") }
-        if let interface = configuration.interface {
-            try easy.set(CURLOPT_INTERFACE, "if!" + interface, "interface \(interface)")
-        }
+        try easy.setServerTransport(
+            scheme: base.scheme, caFile: configuration.caFile, userAgent: userAgent, loopbackOnlyForHTTP: true,
+            connectTimeout: configuration.connectTimeout, pinnedKey: configuration.pinnedKey, interface: configuration.interface)
         if let certificate = configuration.certificate {
             try easy.set(CURLOPT_SSLCERT, certificate, "certificate \(certificate)")
             try easy.set(CURLOPT_SSLCERTTYPE, configuration.certificateIsPKCS12 ? "P12" : "PEM", "the certificate type")
@@ -110,13 +103,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
             // Always set: without one, OpenSSL would prompt on the terminal for an encrypted key.
             try easy.set(CURLOPT_KEYPASSWD, configuration.keyPassphrase ?? "", "the key passphrase")
         }
-        _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
-        _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
         return easy
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: CC/1
@@ -194,7 +181,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         do throws(ClientConfigurationError) {
             try easy.set(CURLOPT_URL, base.base + request.path, "the URL")
             try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
-            try easy.set(CURLOPT_TIMEOUT_MS, max(Self.milliseconds(limit), 1), "the request timeout")
+            try easy.set(CURLOPT_TIMEOUT_MS, limit, "the request timeout")
             // Ownership: `response` is retained by the completion below until
             // the transfer is over, the only time curl calls the write function with it.
             try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the reply buffer")
@@ -237,7 +224,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
                 endpoint, status: status, body: response.bytes, retryAfterHeader: response.retryAfter)
         } else {
             outcome = .transportFailure(
-                ReplyClassifier.transportFailure(
+                TransportFailure.classify(
                     code, osErrno: easy.info(CURLINFO_OS_ERRNO), bodyOverflowed: response.overflowed,
                     detail: easy.failureText(code)))
             // A broken exchange may leave the connection in any state: start afresh.
