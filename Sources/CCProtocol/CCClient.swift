@@ -35,14 +35,8 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     private let userAgent: String
     private var easy: CurlEasy
     private var multi: CurlMulti?
-    /// What waits behind the exchange in flight.
-    private var waiting: [Step] = []
-    private var busy = false
-
-    private enum Step {
-        case exchange(Request, (Exchange) -> Void)
-        case dropConnection(() -> Void)
-    }
+    /// The exchange in flight and what waits behind it.
+    private let queue = ExchangeQueue()
 
     private struct Request {
         var endpoint: ReplyClassifier.Endpoint
@@ -112,50 +106,39 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
                       completion: @escaping (Exchange) -> Void) {
         let body = Wire.body(LoginRequest(client: client, device: device, user: user, password: password))
-        enqueue(.exchange(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion))
+        enqueue(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion)
     }
 
     /// `POST /cc/v1/session/keepalive` (on `loop`).
     public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
                           completion: @escaping (Exchange) -> Void) {
         let body = Wire.body(KeepAliveRequest(seq: seq, location: location))
-        enqueue(.exchange(
+        enqueue(
             Request(endpoint: .keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout),
-            completion))
+            completion)
     }
 
     /// `DELETE /cc/v1/session` (on `loop`).
     public func logout(session: String, timeout: Duration? = nil, completion: @escaping (Exchange) -> Void) {
-        enqueue(.exchange(
-            Request(endpoint: .logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout), completion))
+        enqueue(Request(endpoint: .logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout), completion)
     }
 
     /// Drops the kept connection in turn (on `loop`); the next request opens
     /// a fresh one (after a resume from sleep, or a network change). Then `completion`.
     public func dropConnection(completion: @escaping () -> Void) {
-        enqueue(.dropConnection(completion))
-    }
-
-    private func enqueue(_ step: Step) {
         loop.preconditionIsCurrent("the CC/1 client")
-        waiting.append(step)
-        advance()
+        queue.add { [weak self] in
+            self?.replaceHandles()
+            completion()
+        }
     }
 
-    /// Starts what waits, in order, while nothing is in flight.
-    private func advance() {
-        while !busy, !waiting.isEmpty {
-            switch waiting.removeFirst() {
-            case .dropConnection(let done):
-                replaceHandles()
-                done()
-            case .exchange(let request, let completion):
-                busy = true
-                start(request) { [weak self] exchange in
-                    self?.busy = false
-                    completion(exchange)
-                    self?.advance()
-                }
+    private func enqueue(_ request: Request, _ completion: @escaping (Exchange) -> Void) {
+        loop.preconditionIsCurrent("the CC/1 client")
+        queue.add { [weak self] over in
+            self?.start(request) { exchange in
+                completion(exchange)
+                over()
             }
         }
     }
