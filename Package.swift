@@ -36,6 +36,9 @@ let package = Package(
         .target(name: "CurlTransport", dependencies: ["CCurl", "CCRelayCore", "EventLoop"]),
         .target(name: "CCProtocol", dependencies: ["CurlTransport", "CCurl", "COpenSSL", "CCRelayCore", "FileAccess", "EventLoop"]),
         .target(name: "CCRelayCore"),
+        // The Srun (深澜) portal's encodings (xencode, its base64, the digests), and its client.
+        .target(name: "SrunCodec", dependencies: ["COpenSSL"]),
+        .target(name: "SrunProtocol", dependencies: ["SrunCodec", "CurlTransport", "CCurl", "CCRelayCore", "EventLoop"]),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
         .target(name: "AlertJournal", dependencies: ["CCRelayCore", "CSQLite", "EventLoop"]),
         .target(name: "DesktopServices", dependencies: ["AlertJournal", "DBus", "EventLoop", "CCRelayCore", "CLinux", "FileAccess"]),
@@ -54,6 +57,7 @@ let package = Package(
         .testTarget(
             name: "DaemonShellTests",
             dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "AlertJournal", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
+        .testTarget(name: "SrunProtocolTests", dependencies: ["SrunProtocol", "SrunCodec", "CCRelayCore", "CurlTransport", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
@@ -73,7 +77,7 @@ let package = Package(
 // which builds them with -sanitize=fuzzer: libFuzzer brings their main.
 if Context.environment["CCRELAY_FUZZ"] != nil {
     let fuzzTargets: [(String, [Target.Dependency])] = [
-        ("fuzz-reply", ["CCProtocol", "CCRelayCore"]),
+        ("fuzz-reply", ["CCProtocol", "CCRelayCore", "CurlTransport"]),
         ("fuzz-config", ["CCRelayCore"]),
         ("fuzz-session", ["CCRelayCore"]),
         ("fuzz-dbus-value", ["DBus", "CDBus"]),

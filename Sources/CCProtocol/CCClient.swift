@@ -35,14 +35,8 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     private let userAgent: String
     private var easy: CurlEasy
     private var multi: CurlMulti?
-    /// What waits behind the exchange in flight.
-    private var waiting: [Step] = []
-    private var busy = false
-
-    private enum Step {
-        case exchange(Request, (Exchange) -> Void)
-        case dropConnection(() -> Void)
-    }
+    /// The exchange in flight and what waits behind it.
+    private let queue = ExchangeQueue()
 
     private struct Request {
         var endpoint: ReplyClassifier.Endpoint
@@ -93,16 +87,9 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     {
         let easy = CurlEasy()
         // Campus authentication never goes through a proxy, whatever the environment says.
-        try easy.setStrictTransport(scheme: base.scheme, caFile: configuration.caFile, caFileName: "ca-file", userAgent: userAgent)
-        try easy.set(CURLOPT_TCP_KEEPALIVE, 1, "TCP keep-alive")
-        // No cached names: a new connection (rare: one is kept) resolves
-        // afresh, so a network change never reuses another network's answer.
-        try easy.set(CURLOPT_DNS_CACHE_TIMEOUT, 0, "no DNS cache")
-        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, milliseconds(configuration.connectTimeout), "the connect timeout")
-        if let pin = configuration.pinnedKey { try easy.set(CURLOPT_PINNEDPUBLICKEY, pin, "pinned-key") }
-        if let interface = configuration.interface {
-            try easy.set(CURLOPT_INTERFACE, "if!" + interface, "interface \(interface)")
-        }
+        try easy.setServerTransport(
+            scheme: base.scheme, caFile: configuration.caFile, userAgent: userAgent, loopbackOnlyForHTTP: true,
+            connectTimeout: configuration.connectTimeout, pinnedKey: configuration.pinnedKey, interface: configuration.interface)
         if let certificate = configuration.certificate {
             try easy.set(CURLOPT_SSLCERT, certificate, "certificate \(certificate)")
             try easy.set(CURLOPT_SSLCERTTYPE, configuration.certificateIsPKCS12 ? "P12" : "PEM", "the certificate type")
@@ -110,13 +97,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
             // Always set: without one, OpenSSL would prompt on the terminal for an encrypted key.
             try easy.set(CURLOPT_KEYPASSWD, configuration.keyPassphrase ?? "", "the key passphrase")
         }
-        _ = ccurl_setopt_write_function(easy.handle, appendToResponseBuffer)
-        _ = ccurl_setopt_header_function(easy.handle, takeResponseHeader)
         return easy
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: CC/1
@@ -125,50 +106,39 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     public func login(device: String, user: String? = nil, password: String? = nil, timeout: Duration? = nil,
                       completion: @escaping (Exchange) -> Void) {
         let body = Wire.body(LoginRequest(client: client, device: device, user: user, password: password))
-        enqueue(.exchange(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion))
+        enqueue(Request(endpoint: .login, method: "POST", path: "cc/v1/session", body: body, token: nil, timeout: timeout), completion)
     }
 
     /// `POST /cc/v1/session/keepalive` (on `loop`).
     public func keepAlive(session: String, seq: UInt64, location: LocationFix? = nil, timeout: Duration? = nil,
                           completion: @escaping (Exchange) -> Void) {
         let body = Wire.body(KeepAliveRequest(seq: seq, location: location))
-        enqueue(.exchange(
+        enqueue(
             Request(endpoint: .keepAlive, method: "POST", path: "cc/v1/session/keepalive", body: body, token: session, timeout: timeout),
-            completion))
+            completion)
     }
 
     /// `DELETE /cc/v1/session` (on `loop`).
     public func logout(session: String, timeout: Duration? = nil, completion: @escaping (Exchange) -> Void) {
-        enqueue(.exchange(
-            Request(endpoint: .logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout), completion))
+        enqueue(Request(endpoint: .logout, method: "DELETE", path: "cc/v1/session", body: nil, token: session, timeout: timeout), completion)
     }
 
     /// Drops the kept connection in turn (on `loop`); the next request opens
     /// a fresh one (after a resume from sleep, or a network change). Then `completion`.
     public func dropConnection(completion: @escaping () -> Void) {
-        enqueue(.dropConnection(completion))
-    }
-
-    private func enqueue(_ step: Step) {
         loop.preconditionIsCurrent("the CC/1 client")
-        waiting.append(step)
-        advance()
+        queue.add { [weak self] in
+            self?.replaceHandles()
+            completion()
+        }
     }
 
-    /// Starts what waits, in order, while nothing is in flight.
-    private func advance() {
-        while !busy, !waiting.isEmpty {
-            switch waiting.removeFirst() {
-            case .dropConnection(let done):
-                replaceHandles()
-                done()
-            case .exchange(let request, let completion):
-                busy = true
-                start(request) { [weak self] exchange in
-                    self?.busy = false
-                    completion(exchange)
-                    self?.advance()
-                }
+    private func enqueue(_ request: Request, _ completion: @escaping (Exchange) -> Void) {
+        loop.preconditionIsCurrent("the CC/1 client")
+        queue.add { [weak self] over in
+            self?.start(request) { exchange in
+                completion(exchange)
+                over()
             }
         }
     }
@@ -194,7 +164,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         do throws(ClientConfigurationError) {
             try easy.set(CURLOPT_URL, base.base + request.path, "the URL")
             try easy.set(CURLOPT_HTTPHEADER, list: headers, "the headers")
-            try easy.set(CURLOPT_TIMEOUT_MS, max(Self.milliseconds(limit), 1), "the request timeout")
+            try easy.set(CURLOPT_TIMEOUT_MS, limit, "the request timeout")
             // Ownership: `response` is retained by the completion below until
             // the transfer is over, the only time curl calls the write function with it.
             try easy.set(CURLOPT_WRITEDATA, pointer: Unmanaged.passUnretained(response).toOpaque(), "the reply buffer")
@@ -237,7 +207,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
                 endpoint, status: status, body: response.bytes, retryAfterHeader: response.retryAfter)
         } else {
             outcome = .transportFailure(
-                ReplyClassifier.transportFailure(
+                TransportFailure.classify(
                     code, osErrno: easy.info(CURLINFO_OS_ERRNO), bodyOverflowed: response.overflowed,
                     detail: easy.failureText(code)))
             // A broken exchange may leave the connection in any state: start afresh.

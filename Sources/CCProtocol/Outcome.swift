@@ -1,4 +1,5 @@
 import CCRelayCore
+import CurlTransport
 
 /// Every way a CC/1 exchange can end, in the terms the state machine acts on.
 public enum Outcome: Sendable, Hashable {
@@ -29,28 +30,6 @@ public enum CredentialRefusal: String, Sendable, Hashable {
     case accountDisabled = "account_disabled"
     case quotaExhausted = "quota_exhausted"
     case onlineElsewhere = "online_elsewhere"
-}
-
-/// Transport failures, split the way a user needs them.
-public enum TransportFailure: Sendable, Hashable {
-    /// No route, interface down, or the name does not resolve.
-    case noNetwork(String)
-    /// The server refused or reset the connection, or answered nothing.
-    case connectionLost(String)
-    /// No answer in time.
-    case timeout
-    /// The server's certificate or key could not be verified (often a
-    /// captive portal); nothing was sent.
-    case serverUntrusted(ServerTrustProblem, String)
-    /// The server refused the client certificate with a TLS alert.
-    case clientCertificateRefused(HandshakeRefusal, String)
-    /// The client certificate, its key or the CA file cannot be used (a
-    /// key that does not match, a file of the wrong kind): the user must act.
-    case credentialFilesUnusable(String)
-    /// The answer is larger than CC/1 allows (64 KiB).
-    case replyTooLarge
-    /// The answer broke CC/1: bad JSON, an unexpected status.
-    case protocolError(String)
 }
 
 /// The outcome of one exchange with what is needed to log it.

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CurlTransport
 
 extension Outcome {
     /// The problem this outcome reports, or nil for a success.

@@ -41,7 +41,7 @@ public struct ServerReach: Sendable, Hashable {
                 if code == CURLE_OK {
                     reach.status = easy.info(CURLINFO_RESPONSE_CODE)
                 } else {
-                    reach.failure = ReplyClassifier.transportFailure(
+                    reach.failure = TransportFailure.classify(
                         code, osErrno: easy.info(CURLINFO_OS_ERRNO), bodyOverflowed: response.overflowed, detail: easy.failureText(code))
                 }
                 answers[family] = reach

@@ -42,12 +42,22 @@ public final class CurlEasy {
         try check(ccurl_setopt_pointer(handle, option, pointer), what)
     }
 
+    /// A time option in milliseconds (`…_MS`), at least 1 (0 would mean none).
+    public func set(_ option: CURLoption, _ duration: Duration, _ what: String) throws(ClientConfigurationError) {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        try set(option, Int(max(min(milliseconds, Int64(Int32.max)), 1)), what)
+    }
+
     /// The transport rules every ccrelay request keeps, to the CC server and
     /// to a relay target alike: never through a proxy (whatever the
     /// environment says), no redirects, no signals, only `scheme`, and TLS 1.2
     /// or newer with the peer and its name verified against `caFile` (the
-    /// system's store when nil).
-    public func setStrictTransport(scheme: String, caFile: String?, caFileName: String, userAgent: String) throws(ClientConfigurationError) {
+    /// system's store when nil). Plain http goes to this computer only,
+    /// unless `loopbackOnlyForHTTP` is false (a Srun portal speaks plain http
+    /// on the campus network).
+    public func setStrictTransport(scheme: String, caFile: String?, caFileName: String, userAgent: String, loopbackOnlyForHTTP: Bool = true)
+        throws(ClientConfigurationError)
+    {
         try set(CURLOPT_USERAGENT, userAgent, "the User-Agent")
         try set(CURLOPT_PROXY, "", "disabling proxies")
         try set(CURLOPT_NOPROXY, "*", "disabling proxies")
@@ -60,7 +70,28 @@ public final class CurlEasy {
         if let caFile { try set(CURLOPT_CAINFO, caFile, "\(caFileName) \(caFile)") }
         // Plain http goes to this computer only: checked on the address curl
         // connects to, not just on the name the URL gives.
-        if scheme == "http" { try check(ccurl_setopt_opensocket_function(handle, openLoopbackSocketOnly), "the loopback-only socket") }
+        if scheme == "http" && loopbackOnlyForHTTP {
+            try check(ccurl_setopt_opensocket_function(handle, openLoopbackSocketOnly), "the loopback-only socket")
+        }
+    }
+
+    /// The settings of a handle that asks one campus server again and again
+    /// (the CC server, a Srun portal) over a kept connection: the strict
+    /// transport for `scheme`, TCP keep-alive, no cached names (a new
+    /// connection, rare since one is kept, resolves afresh, so a network
+    /// change never reuses another network's answer), the connect timeout,
+    /// the pinned key, the bound interface, and the answer read into the
+    /// `ResponseBuffer` a request names (`CURLOPT_WRITEDATA`, `CURLOPT_HEADERDATA`).
+    public func setServerTransport(scheme: String, caFile: String?, userAgent: String, loopbackOnlyForHTTP: Bool, connectTimeout: Duration,
+                                   pinnedKey: String?, interface: String?) throws(ClientConfigurationError) {
+        try setStrictTransport(scheme: scheme, caFile: caFile, caFileName: "ca-file", userAgent: userAgent, loopbackOnlyForHTTP: loopbackOnlyForHTTP)
+        try set(CURLOPT_TCP_KEEPALIVE, 1, "TCP keep-alive")
+        try set(CURLOPT_DNS_CACHE_TIMEOUT, 0, "no DNS cache")
+        try set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeout, "the connect timeout")
+        if let pinnedKey { try set(CURLOPT_PINNEDPUBLICKEY, pinnedKey, "pinned-key") }
+        if let interface { try set(CURLOPT_INTERFACE, "if!" + interface, "interface \(interface)") }
+        _ = ccurl_setopt_write_function(handle, appendToResponseBuffer)
+        _ = ccurl_setopt_header_function(handle, takeResponseHeader)
     }
 
     private func check(_ code: CURLcode, _ what: String) throws(ClientConfigurationError) {

@@ -5,14 +5,14 @@ import EventLoop
 /// does, never from inside the call that asked. One piece of work at a time.
 ///
 /// Confinement: used only on `loop`.
-final class LaterOnLoop {
+public final class LaterOnLoop {
     private let loop: any EventScheduler
     private var timer: (any LoopTimer)?
     private var work: (() -> Void)?
 
-    init(loop: any EventScheduler) { self.loop = loop }
+    public init(loop: any EventScheduler) { self.loop = loop }
 
-    func run(_ work: @escaping () -> Void) {
+    public func run(_ work: @escaping () -> Void) {
         self.work = work
         let timer = self.timer ?? loop.makeTimer { [weak self] in
             let work = self?.work

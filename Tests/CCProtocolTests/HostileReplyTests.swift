@@ -2,6 +2,7 @@
 import CCurl
 import Foundation
 import CCRelayCore
+import CurlTransport
 import Testing
 
 /// The reply classifier against hostile bodies and headers: every number
@@ -158,16 +159,16 @@ import Testing
     ])
     func tlsAlertsAreTheCredentialProblemsTheyAre(detail: String, refusal: HandshakeRefusal) {
         for code in [CURLE_SSL_CONNECT_ERROR, CURLE_RECV_ERROR] {
-            #expect(ReplyClassifier.transportFailure(code, osErrno: 0, bodyOverflowed: false, detail: detail)
+            #expect(TransportFailure.classify(code, osErrno: 0, bodyOverflowed: false, detail: detail)
                     == .clientCertificateRefused(refusal, detail))
         }
     }
 
     @Test func aHandshakeFailureWithoutAnAlertIsALostConnection() {
         let detail = "OpenSSL/3.0.19: error:0A00010B:SSL routines::wrong version number"
-        #expect(ReplyClassifier.transportFailure(CURLE_SSL_CONNECT_ERROR, osErrno: 0, bodyOverflowed: false, detail: detail)
+        #expect(TransportFailure.classify(CURLE_SSL_CONNECT_ERROR, osErrno: 0, bodyOverflowed: false, detail: detail)
                 == .connectionLost(detail))
-        #expect(ReplyClassifier.transportFailure(CURLE_WRITE_ERROR, osErrno: 0, bodyOverflowed: true, detail: "") == .replyTooLarge)
+        #expect(TransportFailure.classify(CURLE_WRITE_ERROR, osErrno: 0, bodyOverflowed: true, detail: "") == .replyTooLarge)
     }
 
     @Test func everyProblemHasASentenceAndAListedCode() {

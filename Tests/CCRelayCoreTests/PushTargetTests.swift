@@ -116,6 +116,17 @@ import Testing
         }
     }
 
+    @Test func aWholeTextIsOneObjectAndAnObjectOfObjectsIsReadOneLevelDown() {
+        #expect(JSONScan.members(#" {"a":1} "#, whole: true) == ["a": .number("1")])
+        for trailing in [#"{"a":1})"#, #"{"a":1}{"b":2}"#, #"{"a":1} x"#] {
+            #expect(JSONScan.members(trailing, whole: true) == nil, "\(trailing)")
+            #expect(JSONScan.members(trailing) == ["a": .number("1")], "only the leading object, as before")
+        }
+        #expect(JSONScan.objects(#"{"1":{"ip":"10.0.0.1","n":{"deep":1}},"2":"not an object","3":{}}"#)
+                == ["1": ["ip": .string("10.0.0.1")], "3": [:]])
+        #expect(JSONScan.objects(#"{"1":{"ip":}}"#) == nil && JSONScan.objects("[]") == nil)
+    }
+
     @Test func aForwardLineInTheConfigurationIsATargetAndMayRepeat() {
         let parsed = ConfigurationParser.parse("""
             [server]

@@ -1,6 +1,7 @@
 @testable import CCProtocol
 @testable import DaemonShell
 import CCRelayCore
+import CurlTransport
 import Testing
 
 /// The shell's reading of CC/1 exchanges, without a process: each exchange

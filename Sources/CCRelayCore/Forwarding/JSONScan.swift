@@ -1,19 +1,37 @@
 /// The top-level members of a JSON object that hold a string, a number or
 /// a boolean — what a push service's answer says in `code`, `errcode`,
-/// `ok`, `msg` or `description` — read in the pure core (no Foundation).
-/// Nested objects and arrays are stepped over; anything that is not a JSON
-/// object gives nil. Bounded by its input (an answer is at most 64 KiB).
-enum JSONScan {
-    enum Scalar: Sendable, Hashable {
+/// `ok`, `msg` or `description`, what a Srun portal answers — read in the
+/// pure core (no Foundation). Nested objects and arrays are stepped over;
+/// anything that is not a JSON object gives nil. Bounded by its input (an
+/// answer is at most 64 KiB).
+public enum JSONScan {
+    /// A member's value; a number keeps its text (its size and form are the reader's to check).
+    public enum Scalar: Sendable, Hashable {
         case string(String)
         case number(String)
         case bool(Bool)
         case null
     }
 
-    static func members(_ text: String) -> [String: Scalar]? {
+    /// The members of the object `text` starts with; with `whole`, nil
+    /// unless nothing but white space follows that object.
+    public static func members(_ text: String, whole: Bool = false) -> [String: Scalar]? {
         var scanner = Scanner(Array(text.utf8))
-        return scanner.object()
+        let members = scanner.object { $0.value() }
+        scanner.skipSpace()
+        return whole && scanner.at < scanner.bytes.count ? nil : members
+    }
+
+    /// An object of objects (`{"id":{"ip":"…"},…}`): each member object's
+    /// scalar members; a member that is not an object is stepped over.
+    public static func objects(_ text: String) -> [String: [String: Scalar]]? {
+        var scanner = Scanner(Array(text.utf8))
+        return scanner.object { scanner in
+            guard scanner.at < scanner.bytes.count, scanner.bytes[scanner.at] == UInt8(ascii: "{") else {
+                return scanner.value().map { _ in nil }
+            }
+            return scanner.object { $0.value() }.map { .some($0) }
+        }
     }
 
     private struct Scanner {
@@ -22,10 +40,11 @@ enum JSONScan {
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-        mutating func object() -> [String: Scalar]? {
+        /// An object whose member values `element` reads: `.some(nil)` steps over one, nil is malformed.
+        mutating func object<Value>(_ element: (inout Scanner) -> Value??) -> [String: Value]? {
             skipSpace()
             guard take(UInt8(ascii: "{")) else { return nil }
-            var members: [String: Scalar] = [:]
+            var members: [String: Value] = [:]
             skipSpace()
             if take(UInt8(ascii: "}")) { return members }
             while true {
@@ -34,7 +53,7 @@ enum JSONScan {
                 skipSpace()
                 guard take(UInt8(ascii: ":")) else { return nil }
                 skipSpace()
-                guard let value = value() else { return nil }
+                guard let value = element(&self) else { return nil }
                 if let value { members[name] = value }
                 skipSpace()
                 if take(UInt8(ascii: ",")) { continue }

@@ -1,8 +1,8 @@
-/// JSON text for the relay messages, written in the pure core (which has no
-/// Foundation; a message is a few fields): strings escaped per RFC 8259,
-/// members in the order given.
-enum JSONText {
-    static func string(_ text: String) -> String {
+/// JSON text for the relay messages and a Srun login's `info`, written in
+/// the pure core (which has no Foundation; a message is a few fields):
+/// strings escaped per RFC 8259, members in the order given, no spaces.
+public enum JSONText {
+    public static func string(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -21,7 +21,7 @@ enum JSONText {
     }
 
     /// An object of already-encoded values, in the given order.
-    static func object(_ members: [(String, String)]) -> String {
+    public static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 

@@ -1,5 +1,6 @@
 @testable import CCProtocol
 import CCRelayCore
+import CurlTransport
 
 // libFuzzer target: the CC/1 reply classifier. Byte 0 picks the endpoint
 // and HTTP status, byte 1 how many of the following bytes are the
@@ -46,7 +47,7 @@ public func fuzzReply(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         break
     }
     // The TLS classifier reads libcurl's error text: any text at all.
-    _ = ReplyClassifier.handshakeRefusal(String(decoding: body.prefix(200), as: UTF8.self))
-    _ = ReplyClassifier.trustProblem(header)
+    _ = TransportFailure.handshakeRefusal(String(decoding: body.prefix(200), as: UTF8.self))
+    _ = TransportFailure.trustProblem(header)
     return 0
 }
