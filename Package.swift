@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "CurlTransport", dependencies: ["CCurl", "CCRelayCore", "EventLoop"]),
         .target(name: "CCProtocol", dependencies: ["CurlTransport", "CCurl", "COpenSSL", "CCRelayCore", "FileAccess", "EventLoop"]),
         .target(name: "CCRelayCore"),
+        // The Srun (深澜) portal's encodings (xencode, its base64, the digests).
+        .target(name: "SrunCodec", dependencies: ["COpenSSL"]),
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
         .target(name: "AlertJournal", dependencies: ["CCRelayCore", "CSQLite", "EventLoop"]),
         .target(name: "DesktopServices", dependencies: ["AlertJournal", "DBus", "EventLoop", "CCRelayCore", "CLinux", "FileAccess"]),
@@ -54,6 +56,7 @@ let package = Package(
         .testTarget(
             name: "DaemonShellTests",
             dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "AlertJournal", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
+        .testTarget(name: "SrunProtocolTests", dependencies: ["SrunCodec", "CCRelayCore"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
