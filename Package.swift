@@ -47,7 +47,7 @@ let package = Package(
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
             name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore"]),
-        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
+        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD", "CCRelayCore", "SrunCodec"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 
         .target(name: "TestSupport", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),

@@ -1,8 +1,8 @@
-/// URL percent-encoding, both ways, for the forwarding code.
-enum PercentEncoding {
+/// URL percent-encoding, both ways, for the forwarding code (and ccsim's query parsing).
+public enum PercentEncoding {
     /// `text` with `%XX` decoded (and `+` as a space, in a form's query);
     /// nil when a `%` is not followed by two hex digits or the bytes are not UTF-8.
-    static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+    public static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
@@ -20,7 +20,7 @@ enum PercentEncoding {
     }
 
     /// Letters, digits and `-._~` as they are; every other byte as `%XX`.
-    static func encode(_ text: String) -> String {
+    public static func encode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
             let scalar = Unicode.Scalar(byte)
