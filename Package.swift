@@ -59,6 +59,8 @@ let package = Package(
         .testTarget(name: "SrunProtocolTests", dependencies: ["SrunCodec", "CCRelayCore"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
+        // ccsim --protocol srun over real HTTP, and the published bitsrun client against it.
+        .testTarget(name: "SrunSimulatorTests", dependencies: ["SrunCodec", "CCRelayCore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "CurlTransport", "CCRelayCore", "TestSupport", "CCurl", "EventLoop"]),
         .testTarget(name: "DesktopServicesTests", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
