@@ -70,7 +70,7 @@ struct Options {
                                            "delay_ms"?: MS, "count"?: N (default: forever)}
           DELETE /control/fault           clear all faults
 
-        """ + srunUsage
+        """ + "\n" + srunUsage
 
     static func parse(_ arguments: [String]) throws(SimulatorError) -> Options? {
         var options = Options()

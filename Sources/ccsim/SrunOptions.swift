@@ -56,8 +56,9 @@ extension Options {
           Decisions the protocol leaves open, as this simulator makes them:
           - A session belongs to the client's source address (bind clients to 127.0.0.2,
             127.0.0.3… to play several devices). The ip parameter is a hint: it enters
-            the chksum only. rad_user_dm alone acts on its ip parameter (empty: the
-            source address), as a RADIUS DM names an address.
+            the login's chksum only, and rad_user_info ignores it. rad_user_dm alone
+            acts on its ip parameter (empty: the source address), as a RADIUS DM
+            names an address.
           - A challenge is kept per (source address, username) for 60 s; asking again
             within that time gives the same token and the seconds left as "expire". A
             login answered error "ok" (granted, or ip_already_online_error) uses it up;
@@ -70,8 +71,9 @@ extension Options {
             a string or number acid, 4 info's username is not the parameter's) →
             strict hmd5 → ac_id (the parameter's and info's) → unknown user E2531 →
             3 s interval E2532 → password E2553 → IP online → limit → granted.
-          - The 3 s interval is per account and counts every login that reached it
-            (refused or granted, E2553 included), not the ones it refused itself.
+          - The 3 s interval is per account, from the last login that reached it
+            (refused or granted, E2553 included), not counting the ones it refused
+            itself; scripted answers (next-login) do not count either.
           - missing_required_parameters_error, challenge_expire_error, sign_error and
             captcha_error are answered with error = res = that word and ecode "";
             error_msg is "" except for captcha_error ("Captcha is required: log in
@@ -83,8 +85,8 @@ extension Options {
           - A stale session (control API) makes every login of its account from any
             other address E2620, with or without a limit, and is never kicked; DM
             cannot remove it. MAC-bound sessions count towards the limit and are never
-            kicked; a login from their address is ip_already_online_error and a logout
-            (either kind) answers ok but leaves them online.
+            kicked; a login from their address is ip_already_online_error, and a
+            logout answers ok (rad_user_dm: logout_ok) but leaves them online.
           - action=logout ignores ac_id; username must be the session's account
             ("You are not online." otherwise). rad_user_dm's username may lack the
             domain suffix; time is not checked for freshness.
