@@ -129,7 +129,8 @@ extension Options {
                                           timeout."): login_error with that error_msg.
                                           DELETE clears them
           POST   /control/slow-challenge  {"seconds": 16, "count"?: N (default: forever)}:
-                                          get_challenge answers that late; DELETE: at once
+                                          get_challenge answers that late (its 60 s
+                                          run from the asking); DELETE: at once
           POST   /control/next-challenge  {"token": 64 lowercase hex}: the token of the next
                                           new challenge (for fixed test vectors)
           POST   /control/captcha         {"on": true | false}

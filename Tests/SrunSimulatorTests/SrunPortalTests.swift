@@ -115,7 +115,8 @@ func srunSim(_ arguments: [String] = []) throws -> CCSimProcess {
         #expect(try client.get("/cgi-bin/rad_user_info").body == "not_online_error")
         #expect(try client.login(account, password)["error"] as? String == "ok")
         let legacy = try client.get("/cgi-bin/rad_user_info").body.split(separator: ",", omittingEmptySubsequences: false)
-        #expect(legacy.count > 8 && legacy[0] == Substring(account) && legacy[8] == "127.0.0.4")
+        try #require(legacy.count > 8, "\(legacy)")
+        #expect(legacy[0] == Substring(account) && legacy[8] == "127.0.0.4")
         #expect(Int(legacy[6]) != nil && Int(legacy[7]) != nil)
     }
 }
