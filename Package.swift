@@ -48,7 +48,7 @@ let package = Package(
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
             name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore", "CLinux"]),
-        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD"]),
+        .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD", "CCRelayCore", "SrunCodec"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 
         .target(name: "TestSupport", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "EventLoop"], path: "Tests/TestSupport"),
@@ -60,6 +60,8 @@ let package = Package(
         .testTarget(name: "SrunProtocolTests", dependencies: ["SrunProtocol", "SrunCodec", "CCRelayCore", "CurlTransport", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),
+        // ccsim --protocol srun over real HTTP, and the published bitsrun client against it.
+        .testTarget(name: "SrunSimulatorTests", dependencies: ["SrunCodec", "CCRelayCore", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["ccrelay", "DesktopServices", "TestSupport"]),
         .testTarget(name: "CCProtocolTests", dependencies: ["CCProtocol", "CCProtocolAsync", "CurlTransport", "CCRelayCore", "TestSupport", "CCurl", "EventLoop"]),
         .testTarget(name: "DesktopServicesTests", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),

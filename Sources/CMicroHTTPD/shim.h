@@ -18,13 +18,17 @@ static inline struct MHD_Daemon *cmhd_start(unsigned int flags, const struct soc
                                             MHD_AccessHandlerCallback handler, void *handler_context,
                                             MHD_RequestCompletedCallback completed, void *completed_context,
                                             MHD_NotifyConnectionCallback notify, void *notify_context,
+                                            void *(*uri_log)(void *cls, const char *uri, struct MHD_Connection *con),
+                                            void *uri_log_context,
                                             const char *key, const char *cert, const char *trust) {
-    struct MHD_OptionItem options[8];
+    struct MHD_OptionItem options[9];
     int n = 0;
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_SOCK_ADDR, 0, (void *)addr};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_context};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify, notify_context};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, 120, NULL};
+    /* The request target exactly as sent (query and absolute form included). */
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, uri_log_context};
     if (key && cert) {
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key};
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)cert};

@@ -8,7 +8,12 @@ import Glibc
 /// A request as the simulator's handlers see it.
 struct HTTPRequest: Sendable {
     var method: String
+    /// The path as MHD decoded it (for an absolute-form target, the whole URL without its query).
     var path: String
+    /// The request target exactly as sent: `/a?b=c`, or `http://host/a?b=c` to a proxy.
+    var target: String
+    /// The Host header, if any.
+    var host: String?
     var authorization: String?
     var userAgent: String?
     var body: [UInt8]
@@ -76,7 +81,7 @@ final class HTTPServer: Sendable {
         let started = withUnsafePointer(to: &socketAddress) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 cmhd_start(flags, address, accessHandler, context, requestCompleted, nil, connectionNotify, context,
-                           tls?.keyPEM, tls?.certificatePEM, tls?.clientCAPEM)
+                           requestStarted, nil, tls?.keyPEM, tls?.certificatePEM, tls?.clientCAPEM)
             }
         }
         guard let started else {
@@ -115,7 +120,7 @@ final class HTTPServer: Sendable {
         }
         requestsHandled.add(1, ordering: .relaxed)
         let request = HTTPRequest(
-            method: method, path: url, authorization: header(connection, "Authorization"),
+            method: method, path: url, target: context.target ?? url, host: header(connection, "Host"), authorization: header(connection, "Authorization"),
             userAgent: header(connection, "User-Agent"), body: context.body,
             peer: peerAddress(connection), bodyTooLarge: context.tooLarge,
             clientCertificate: clientCertificate(connection))
@@ -204,6 +209,10 @@ final class RequestContext: @unchecked Sendable {
     // Guard: touched only on MHD's single polling thread, except
     // `closeWhenResumed`, which `stop()` sets before resuming the connection.
     static let bodyLimit = 64 * 1024
+    /// The request target as sent (MHD's URI log callback).
+    var target: String?
+    /// Set by the access handler's first call (the headers), before any body.
+    var headersSeen = false
     var body: [UInt8] = []
     var tooLarge = false
     var pendingReply: (status: UInt32, headers: [(String, String)], body: [UInt8])?
@@ -220,11 +229,14 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     context, connection, url, method, _, uploadData, uploadSize, requestPointer in
     guard let context, let connection, let requestPointer, let uploadSize else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    guard let stored = requestPointer.pointee else {
-        requestPointer.pointee = Unmanaged.passRetained(RequestContext()).toOpaque()
+    // The URI log callback made the context; without one (it cannot fail), make it here.
+    let stored = requestPointer.pointee ?? Unmanaged.passRetained(RequestContext()).toOpaque()
+    requestPointer.pointee = stored
+    let request = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
+    guard request.headersSeen else {
+        request.headersSeen = true
         return .YES
     }
-    let request = Unmanaged<RequestContext>.fromOpaque(stored).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         if let uploadData, request.body.count + uploadSize.pointee <= RequestContext.bodyLimit {
             uploadData.withMemoryRebound(to: UInt8.self, capacity: uploadSize.pointee) {
@@ -239,6 +251,14 @@ private let accessHandler: MHD_AccessHandlerCallback = {
     return server.handle(
         connection, url.map { String(cString: $0) } ?? "/", method.map { String(cString: $0) } ?? "GET", request)
 }
+
+/// MHD's URI log callback: the request's context is made here, holding the target as sent.
+private let requestStarted: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?)
+    -> UnsafeMutableRawPointer? = { _, uri, _ in
+        let context = RequestContext()
+        context.target = uri.map { String(cString: $0) }
+        return Unmanaged.passRetained(context).toOpaque()
+    }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { _, _, requestPointer, _ in
     guard let requestPointer, let stored = requestPointer.pointee else { return }

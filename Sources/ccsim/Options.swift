@@ -1,5 +1,10 @@
 /// The command line of `ccsim`.
 struct Options {
+    /// The protocol the simulator speaks on its service port.
+    enum Dialect: String { case cc1, srun }
+
+    var dialect = Dialect.cc1
+    var srun = SrunOptions()
     var address = "127.0.0.1"
     var port: UInt16 = 0
     var controlPort: UInt16 = 0
@@ -12,32 +17,37 @@ struct Options {
     var users: [String: String] = [:]
 
     static let usage = """
-        Usage: ccsim [options]
+        Usage: ccsim [--protocol cc1] [options]
+               ccsim --protocol srun [Srun options]
 
-        A CC/1 server simulator for ccrelay's demo and tests. It serves the protocol of
-        docs/protocol.md on a loopback address, over HTTPS with client certificates
-        (or plain HTTP without --tls-cert), logs sessions out after `timeout` seconds
-        without an accepted keep-alive, and takes scripted faults on a separate,
-        plain-HTTP control API. On start it prints two lines and keeps running until
-        SIGINT or SIGTERM:
+        A campus-server simulator for ccrelay's demo and tests. With --protocol cc1 (the
+        default) it serves the CC/1 protocol of docs/protocol.md on a loopback address,
+        over HTTPS with client certificates (or plain HTTP without --tls-cert), logs
+        sessions out after `timeout` seconds without an accepted keep-alive, and takes
+        scripted faults on a separate, plain-HTTP control API. With --protocol srun it
+        plays a Srun (深澜) portal instead: see "Srun portal" below. On start it prints
+        two lines and keeps running until SIGINT or SIGTERM:
             url=https://127.0.0.1:PORT/
             control=http://127.0.0.1:PORT/control/
 
-        Options:
+        Options (both protocols):
+          --protocol cc1|srun      the protocol served (default cc1)
           --listen ADDRESS[:PORT]  loopback IPv4 address and port (default 127.0.0.1:0,
                                    a free port)
           --control-port PORT      port of the control API (default: a free port)
           --tls-cert FILE          server certificate (PEM); with --tls-key, serve HTTPS
           --tls-key FILE           server private key (PEM)
+          --user ID:PASSWORD       accept a password login (repeatable)
+          -h, --help               show this help
+
+        CC/1 options:
           --client-ca FILE         CA (PEM) that must have issued client certificates;
                                    logins without a valid one get 401 certificate_rejected
           --interval SECONDS       keep-alive interval granted (default 60)
           --timeout SECONDS        logout after this long without a keep-alive (default 180)
           --location MODE          none | optional | required (default none)
-          --user ID:PASSWORD       accept a password login (repeatable)
-          -h, --help               show this help
 
-        Control API (JSON bodies; answers JSON):
+        CC/1 control API (JSON bodies; answers JSON):
           GET    /control/sessions        every session: token, ip, device, state, reason,
                                           and each keep-alive report (seq, location, at,
                                           accepted)
@@ -59,11 +69,15 @@ struct Options {
                                            exactly this body, status default 200),
                                            "delay_ms"?: MS, "count"?: N (default: forever)}
           DELETE /control/fault           clear all faults
-        """
+
+        """ + "\n" + srunUsage
 
     static func parse(_ arguments: [String]) throws(SimulatorError) -> Options? {
         var options = Options()
         var index = 0
+        /// Options that belong to one protocol only, as given.
+        var cc1Only: [String] = []
+        var srunOnly: [String] = []
         func value(_ name: String) throws(SimulatorError) -> String {
             index += 1
             guard index < arguments.count else { throw SimulatorError("option \(name) needs a value") }
@@ -96,13 +110,45 @@ struct Options {
                 guard options.address.hasPrefix("127.") else {
                     throw SimulatorError("ccsim listens on loopback addresses only (127.0.0.0/8), not \(options.address)")
                 }
+            case "--protocol":
+                let name = try value(argument)
+                guard let dialect = Dialect(rawValue: name) else { throw SimulatorError("--protocol is cc1 or srun, not '\(name)'") }
+                options.dialect = dialect
             case "--control-port": options.controlPort = UInt16(try number(argument, 0...65535))
             case "--tls-cert": options.tlsCertificate = try value(argument)
             case "--tls-key": options.tlsKey = try value(argument)
-            case "--client-ca": options.clientCA = try value(argument)
-            case "--interval": options.interval = try number(argument, 1...3600)
-            case "--timeout": options.timeout = try number(argument, 1...86400)
+            case "--client-ca":
+                cc1Only.append(argument)
+                options.clientCA = try value(argument)
+            case "--interval":
+                cc1Only.append(argument)
+                options.interval = try number(argument, 1...3600)
+            case "--timeout":
+                cc1Only.append(argument)
+                options.timeout = try number(argument, 1...86400)
+            case "--ac-id":
+                srunOnly.append(argument)
+                options.srun.acID = try number(argument, 0...99999)
+            case "--session-limit":
+                srunOnly.append(argument)
+                options.srun.sessionLimit = try number(argument, 1...1000)
+            case "--when-full":
+                srunOnly.append(argument)
+                let name = try value(argument)
+                guard let mode = SrunOptions.WhenFull(rawValue: name) else { throw SimulatorError("--when-full is reject or kick, not '\(name)'") }
+                options.srun.whenFull = mode
+            case "--strict-hmd5":
+                srunOnly.append(argument)
+                options.srun.strictHMD5 = true
+            case "--portal-host":
+                srunOnly.append(argument)
+                let host = try value(argument).lowercased()
+                guard !host.isEmpty, !host.contains(":"), !host.contains("/") else {
+                    throw SimulatorError("--portal-host takes a host name or IPv4 address without port or scheme, not '\(host)'")
+                }
+                options.srun.portalHosts.append(host)
             case "--location":
+                cc1Only.append(argument)
                 options.location = try value(argument)
                 guard ["none", "optional", "required"].contains(options.location) else {
                     throw SimulatorError("--location is none, optional or required")
@@ -118,6 +164,15 @@ struct Options {
         }
         if (options.tlsCertificate == nil) != (options.tlsKey == nil) {
             throw SimulatorError("--tls-cert and --tls-key go together")
+        }
+        if options.dialect == .srun, let option = cc1Only.first {
+            throw SimulatorError("\(option) is a CC/1 option; a Srun portal has no such thing (see ccsim --help)")
+        }
+        if options.dialect == .cc1, let option = srunOnly.first {
+            throw SimulatorError("\(option) needs --protocol srun")
+        }
+        if srunOnly.contains("--when-full") && options.srun.sessionLimit == nil {
+            throw SimulatorError("--when-full needs --session-limit")
         }
         if options.clientCA != nil && options.tlsCertificate == nil {
             throw SimulatorError("--client-ca needs HTTPS (--tls-cert and --tls-key)")

@@ -16,19 +16,31 @@ func readText(_ path: String, what: String) throws(SimulatorError) -> String {
 }
 
 func start(_ options: Options) throws(SimulatorError) -> (HTTPServer, HTTPServer) {
-    let simulator = Simulator(settings: .init(
-        interval: options.interval, timeout: options.timeout, location: options.location,
-        requireClientCertificate: options.clientCA != nil, users: options.users))
     var tls: HTTPServer.TLSFiles?
     if let certificate = options.tlsCertificate, let key = options.tlsKey {
         tls = .init(certificatePEM: try readText(certificate, what: "TLS certificate"),
                     keyPEM: try readText(key, what: "TLS key"),
                     clientCAPEM: try options.clientCA.map { (path) throws(SimulatorError) in try readText(path, what: "client CA") })
     }
-    let service = try HTTPServer(address: options.address, port: options.port, tls: tls, handler: simulator.handle)
-    let control = ControlAPI(simulator: simulator, server: { [weak service] in service })
-    let controlServer = try HTTPServer(address: options.address, port: options.controlPort, tls: nil, handler: control.handle)
-    return (service, controlServer)
+    switch options.dialect {
+    case .cc1:
+        let simulator = Simulator(settings: .init(
+            interval: options.interval, timeout: options.timeout, location: options.location,
+            requireClientCertificate: options.clientCA != nil, users: options.users))
+        let service = try HTTPServer(address: options.address, port: options.port, tls: tls, handler: simulator.handle)
+        let control = ControlAPI(simulator: simulator, server: { [weak service] in service })
+        return (service, try HTTPServer(address: options.address, port: options.controlPort, tls: nil, handler: control.handle))
+    case .srun:
+        let portal = SrunPortal(options: options.srun, users: options.users, listenAddress: options.address)
+        let service = try HTTPServer(address: options.address, port: options.port, tls: tls, handler: portal.handle)
+        portal.ownURL.withLock { $0 = serviceURL(options, service) }
+        let control = SrunControl(portal: portal, server: { [weak service] in service })
+        return (service, try HTTPServer(address: options.address, port: options.controlPort, tls: nil, handler: control.handle))
+    }
+}
+
+func serviceURL(_ options: Options, _ service: HTTPServer) -> String {
+    "\(options.tlsCertificate == nil ? "http" : "https")://\(options.address):\(service.port)/"
 }
 
 let options: Options
@@ -50,7 +62,7 @@ do {
     signal(SIGPIPE, SIG_IGN)
     signal(SIGINT) { _ in _exit(0) }
     signal(SIGTERM) { _ in _exit(0) }
-    say("url=\(options.tlsCertificate == nil ? "http" : "https")://\(options.address):\(service.port)/")
+    say("url=" + serviceURL(options, service))
     say("control=http://\(options.address):\(control.port)/control/")
     // The servers run on their own threads until a signal ends the process.
     withExtendedLifetime((service, control)) {

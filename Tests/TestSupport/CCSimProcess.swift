@@ -11,14 +11,15 @@ public final class CCSimProcess: Sendable {
     /// Runs the control API's curl (inside the simulator's network namespace, for one).
     private let launcher: [String]
 
-    /// Starts ccsim with `arguments`; with `tls`, over HTTPS requiring client
-    /// certificates from the test PKI's CA. `launcher` runs it (and the
-    /// control calls) through a command, such as `ip netns exec NAME`.
-    public init(tls: Bool = true, _ arguments: [String] = [], launcher: [String] = []) throws {
+    /// Starts ccsim with `arguments`; with `tls`, over HTTPS with the test PKI's
+    /// server certificate, requiring client certificates from its CA unless
+    /// `clientCertificates` is false. `launcher` runs it (and the control
+    /// calls) through a command, such as `ip netns exec NAME`.
+    public init(tls: Bool = true, clientCertificates: Bool = true, _ arguments: [String] = [], launcher: [String] = []) throws {
         self.launcher = launcher
         let pki = TestPKI.shared
-        let tlsArguments = tls
-            ? ["--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey, "--client-ca", pki.caCertificate] : []
+        let tlsArguments = !tls ? [] : ["--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey]
+            + (clientCertificates ? ["--client-ca", pki.caCertificate] : [])
         let executable = buildProductsDirectory.appendingPathComponent("ccsim").path
         let command = launcher + [executable] + tlsArguments + arguments
         process = try ChildProcess(command[0], Array(command.dropFirst()))

@@ -1,8 +1,8 @@
-/// URL percent-encoding, both ways, for the forwarding code (and one way for a Srun portal's queries).
+/// URL percent-encoding, both ways, for the forwarding code, a Srun portal's queries and ccsim's.
 public enum PercentEncoding {
     /// `text` with `%XX` decoded (and `+` as a space, in a form's query);
     /// nil when a `%` is not followed by two hex digits or the bytes are not UTF-8.
-    static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
+    public static func decode(_ text: String, plusIsSpace: Bool = false) -> String? {
         var bytes: [UInt8] = []
         var iterator = Array(text.utf8).makeIterator()
         while let byte = iterator.next() {
