@@ -178,7 +178,7 @@ extension SystemServiceTests {
         // The service, as its user, owns its journal; a kick reaches the webhook.
         try Data("[probe]\nmode = off\n".utf8).append(to: service.configPath)
         let daemon = try ChildProcess("/usr/sbin/runuser", ["-u", "ccrelay", "--", "/usr/bin/env"] + service.environment.map { "\($0)=\($1)" }
-                                          + [DaemonRig.ccrelay, "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
+                                          + [users.programs.path("ccrelay"), "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
         defer { daemon.stop() }
         #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
         try sim.control("POST", "kick", ["message": "bye"])
@@ -187,9 +187,9 @@ extension SystemServiceTests {
         // Root's and a member's commands go through the service.
         let history = try service.cli(["history"])
         #expect(history.status == 0 && history.standardOutput.contains("Logged out"), "\(history.standardOutput)\(history.standardError)")
-        let timeline = try service.cli(as: users.member, ["timeline"])
+        let timeline = try service.cli(as: users.member, of: users, ["timeline"])
         #expect(timeline.status == 0 && timeline.standardOutput.contains("online → logged-out"), "\(timeline.standardOutput)\(timeline.standardError)")
-        let readerTimeline = try service.cli(as: users.reader, ["timeline", "--json"])
+        let readerTimeline = try service.cli(as: users.reader, of: users, ["timeline", "--json"])
         #expect(readerTimeline.status == 0, "every local user reads the timeline, as the status: \(readerTimeline.standardError)")
         var journal = stat()
         #expect(stat(state + "/alerts.db", &journal) == 0 && journal.st_uid == getpwnam("ccrelay").pointee.pw_uid, "the journal is the service's")
