@@ -83,7 +83,7 @@ public final class Daemon {
             : try SessionBusFace(loop: loop, log: log)
         self.init(
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, campus: campus,
-            desktop: face, isSystemService: system,
+            desktop: face, isSystemService: system, instance: instance,
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, interface: reading.usable?.interface, log: log, onEvent: onEvent) },
             relayTransport: { [loop] target in
                 RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
@@ -98,7 +98,7 @@ public final class Daemon {
     /// transport (nil while not set up), the desktop face, the system watch
     /// (logind and NetworkManager; nil for none), each relay target's client, the journal's file.
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
-         campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false,
+         campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false, instance: String? = nil,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
@@ -115,7 +115,7 @@ public final class Daemon {
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
-            localizer: Localization.localizer)
+            localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
         device = DaemonProcess.deviceName
         quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
