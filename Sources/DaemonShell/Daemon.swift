@@ -48,6 +48,8 @@ public final class Daemon {
     private var timers: [DaemonTimer: any LoopTimer] = [:]
     private var periodic: [any LoopTimer] = []
     private var fileWatch: FileWatch?
+    /// Hears the wall clock being set: what waits for a wall-clock time is decided again.
+    private var wallClockWatch: WallClockWatch?
     /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
     private let executable = DaemonProcess.executablePath
     private var locationSource: LocationSource?
@@ -155,6 +157,7 @@ public final class Daemon {
             systemWatch?.start()
         }
         desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
+        if forwarder != nil { wallClockWatch = WallClockWatch(loop: loop) { [weak self] in self?.wallClockChanged() } }
         startPeriodicWork()
         forwarder?.onRefusal = { [weak self] subject in self?.handle(.forwardingRefused(subject)) }
         forwarder?.onQueuesChanged = { [weak self] in self?.forwardingChanged() }
@@ -234,6 +237,13 @@ public final class Daemon {
         let keeper: SessionKeeper? =
             process.isTheUserUnit ? .systemd : systemWatch?.followsDesktopSession == true ? .logind : nil
         handle(.sessionBusGone(for: SessionBusFace.busGrace, keeper: keeper))
+    }
+
+    /// The wall clock was set: quiet hours may be over, or a budget's slot
+    /// free; the forwarding targets decide again now.
+    func wallClockChanged() {
+        log("the wall clock was set; alerts held for a time are looked at again")
+        forwarder?.kick()
     }
 
     /// The session bus came back: a portal location source used the old connection.
