@@ -51,6 +51,30 @@ import TestSupport
         #expect(relays.allSatisfy { !$0.target.contains("ccrelay-20231234") && !$0.target.contains("AbC") && $0.target.count > 20 })
     }
 
+    /// "Delivered once, never again" on the virtual clock (what end-to-end
+    /// tests once slept three seconds for): a day later, after a flush (the
+    /// network back, a resume) and a restart, the delivered alert is not sent again.
+    @Test func aDeliveredAlertIsNeverSentAgain() throws {
+        let rig = try kicked()
+        rig.relay[.ntfy].answer()
+        rig.relay[.gotify].answer()
+        rig.loop.advance(by: .seconds(86_400))
+        rig.system.onEvent?(.network(online: true, why: "test"))
+        rig.loop.runPending()
+        rig.loop.advance(by: .seconds(3600))
+        #expect(rig.relay[.ntfy].requests.count == 1 && rig.relay[.gotify].requests.count == 1, "once each")
+        let config = ConfigurationParser.parse(
+            "[server]\nurl = https://cc.campus.example/\n" + Self.relayConfig, file: rig.folder + "/ccrelay.conf", home: rig.folder).configuration!
+        let relay = ScriptedRelay()
+        let again = Daemon(
+            reading: .usable(config), configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: rig.loop,
+            campus: CCCampusClient(ScriptedServer()), desktop: RecordingDesktop(), systemWatch: { _ in nil },
+            relayTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { _ in })
+        again.start { _ in }
+        rig.loop.advance(by: .seconds(3600))
+        #expect(relay.lanes.allSatisfy { $0.requests.isEmpty }, "nor after a restart")
+    }
+
     @Test func onlyTheSelectedKindsAreForwarded() throws {
         let rig = try DaemonHarness(config: Self.relayConfig)
         let notices = [Notice(id: "n-1", title: "停电", body: "今晚", urgency: "critical"),
