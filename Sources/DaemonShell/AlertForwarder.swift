@@ -99,7 +99,7 @@ final class AlertForwarder {
     /// Each target's queue, last delivery, budget left and why alerts are held, for `GetStatus`.
     func summaries() -> [ForwardingSummary] {
         guard !lanes.isEmpty, let store = store() else { return [] }
-        let now = AlertStore.now
+        let now = loop.wallClock
         do {
             let summaries = try store.outboxSummary(for: lanes.map(\.target.name))
             return try zip(lanes, summaries).map { lane, summary throws(StoreError) in
@@ -117,7 +117,7 @@ final class AlertForwarder {
 
     private func send(_ lane: Lane) {
         guard !lane.busy, let store = store() else { return }
-        let now = AlertStore.now
+        let now = loop.wallClock
         let items: [OutboxItem]
         do {
             let next = try next(for: lane, in: store, at: now)
@@ -185,7 +185,7 @@ final class AlertForwarder {
         case .delivered:
             do {
                 // One instant for all: they went in one message (the budget counts it once).
-                let at = AlertStore.now
+                let at = loop.wallClock
                 for item in items { try store.markDelivered(item, answer: answer.text, at: at) }
             } catch {
                 return storeFailed(error, "mark a forwarded alert delivered")
@@ -198,7 +198,7 @@ final class AlertForwarder {
         case .messageRefused(let problem):
             // This message cannot go (too long, a form the service cannot take): the rest of the queue can.
             do {
-                for item in items { try store.markRefused(item, problem: problem) }
+                for item in items { try store.markRefused(item, problem: problem, at: loop.wallClock) }
             } catch {
                 return storeFailed(error, "note a refused forward")
             }

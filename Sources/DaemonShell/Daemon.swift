@@ -114,7 +114,7 @@ public final class Daemon {
         self.outsideProbe = outsideProbe
         self.desktop = desktop
         makeSystemWatch = systemWatch
-        journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
+        journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) }, wallClock: { [loop] in loop.wallClock })
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
             localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
@@ -173,7 +173,7 @@ public final class Daemon {
         let journal = (try? store?.alerts(limit: 500)) ?? []
         let badge = (try? store?.badge()) ?? BadgeState(count: 0, urgent: false)
         handle(.started(DaemonStart(
-            wallClock: AlertStore.now, sleptSinceBoot: process.sleptSinceBoot(),
+            wallClock: loop.wallClock, sleptSinceBoot: process.sleptSinceBoot(),
             journal: journal.map { JournaledAlert(kind: $0.kind, body: $0.body, unread: !$0.acknowledged, notificationID: $0.notificationID) },
             badge: badge, recent: Self.recent(journal), carriedOn: carriedSession(),
             setupOffered: access(setupOfferedMarker, F_OK) == 0)))
@@ -359,7 +359,7 @@ public final class Daemon {
         case .show(let alert):
             // Quiet hours: below critical (or all, with quiet-critical) the alert is journaled and in the tray, not popped up.
             if let quiet, alert.kind != .status, alert.urgency != .critical || quiet.critical {
-                let now = WallClock.now()
+                let now = loop.wallClock
                 if quiet.hours.contains(now, utcOffset: WallClock.utcOffset(now)) {
                     return log("quiet hours: \(alert.kind.rawValue) is in the journal and the tray, not shown")
                 }
@@ -372,7 +372,7 @@ public final class Daemon {
         case .saveSession(let record): saveSession(record)
         case .timeline(var entry):
             guard let store else { return }
-            entry.at = AlertStore.now
+            entry.at = loop.wallClock
             do {
                 try store.recordTimeline(entry)
             } catch {
@@ -522,7 +522,7 @@ public final class Daemon {
             SessionSnapshot(
                 server: configuration.serverURL, account: account, token: $0.token, ip: $0.ip, interval: $0.interval,
                 timeout: $0.timeout, seq: $0.seq,
-                deadline: AlertStore.now + Double($0.remaining.components.seconds) + Double($0.remaining.components.attoseconds) / 1e18)
+                deadline: loop.wallClock + Double($0.remaining.components.seconds) + Double($0.remaining.components.attoseconds) / 1e18)
         }
         do {
             try store.saveSession(snapshot)
@@ -543,7 +543,7 @@ public final class Daemon {
             return nil
         }
         guard let saved, saved.server == configuration.serverURL, saved.account == account else { return nil }
-        let now = AlertStore.now
+        let now = loop.wallClock
         if let problem = saved.problem(now: now) {
             // Damaged or tampered with: dropped; a fresh login follows quietly.
             log("the saved session cannot be used (\(problem)); logging in afresh")
@@ -564,7 +564,7 @@ public final class Daemon {
 
 extension Daemon: ControlTarget {
     /// What `GetStatus` answers now: the last published snapshot.
-    func status() -> DaemonStatus { DaemonStatus(snapshot, version: version, at: now()) }
+    func status() -> DaemonStatus { DaemonStatus(snapshot, version: version, at: now(), wallClock: loop.wallClock) }
 
     func clearBadge() throws(DBusError) -> UInt32 {
         let cleared = try journalKeeper.acknowledgeAll()

@@ -125,7 +125,7 @@ final class GeoClueLocation: LocationSource {
             [weak self] message in
             guard let self, generation == self.generation, let location = try? message.argument(1, as: ObjectPath.self) else { return }
             connection.allProperties(Self.service, location, Self.locationInterface) { result in
-                guard generation == self.generation, let properties = try? result.get(), let fix = LocationFix(properties: properties)
+                guard generation == self.generation, let properties = try? result.get(), let fix = LocationFix(properties: properties, now: self.loop.wallClock)
                 else { return }
                 self.report(.fix(fix))
             }

@@ -1,6 +1,7 @@
 import AlertJournal
 import DBus
 import DesktopServices
+import EventLoop
 import CCRelayCore
 
 /// Keeps the daemon's `AlertStore` usable through a full, read-only or
@@ -13,6 +14,8 @@ final class JournalKeeper {
     private let path: String
     private let log: (String) -> Void
     private let now: () -> Instant
+    /// The wall clock (the loop's): when alerts were raised.
+    private let wallClock: () -> Double
     private(set) var store: AlertStore?
     private var lastAttempt: Instant?
     /// The problem already reported for this episode.
@@ -85,10 +88,11 @@ final class JournalKeeper {
     /// Whether alerts wait in memory for the store.
     var hasUnjournaled: Bool { !unjournaled.isEmpty }
 
-    init(path: String, log: @escaping (String) -> Void, now: @escaping () -> Instant) {
+    init(path: String, log: @escaping (String) -> Void, now: @escaping () -> Instant, wallClock: @escaping () -> Double) {
         self.path = path
         self.log = log
         self.now = now
+        self.wallClock = wallClock
         _ = usable()
     }
 
@@ -121,7 +125,7 @@ final class JournalKeeper {
     /// alerts wait in memory (at most `unjournaledLimit`), to be journaled
     /// and forwarded with the next call that can.
     func record(_ alerts: [(Alert, notice: String?)], forwardTo: (Alert) -> [String]) -> Bool {
-        let time = AlertStore.now
+        let time = wallClock()
         unjournaled += alerts.map { ($0.0, $0.notice, time) }
         guard !unjournaled.isEmpty else { return false }
         guard let store = usable() else {

@@ -22,12 +22,13 @@ extension LocationFix {
     /// A fix from a GeoClue / portal property set; nil without coordinates
     /// on the Earth (a NaN or out-of-range one would make the request's JSON
     /// unwritable); an accuracy that is not a finite, non-negative number is 0 (unknown).
-    init?(properties: [String: Variant]) {
+    /// Without a timestamp it was taken `now` (the loop's wall clock).
+    init?(properties: [String: Variant], now: Double) {
         guard let latitude = properties["Latitude"]?.get(Double.self), let longitude = properties["Longitude"]?.get(Double.self),
               (-90.0...90.0).contains(latitude), (-180.0...180.0).contains(longitude)
         else { return nil }
         let accuracy = properties["Accuracy"]?.get(Double.self).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil } ?? 0
-        var seconds = WallClock.now()
+        var seconds = now
         if case .structure(let fields)? = properties["Timestamp"]?.value, fields.count == 2,
            case .uint64(let whole) = fields[0], case .uint64(let micro) = fields[1], whole > 0
         {

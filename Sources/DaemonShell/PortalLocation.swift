@@ -62,7 +62,7 @@ final class PortalLocation: LocationSource {
         ) { [weak self] message in
             guard let self, generation == self.generation, let session = self.session,
                   (try? message.argument(0, as: ObjectPath.self)) == session,
-                  let properties = try? message.argument(1, as: [String: Variant].self), let fix = LocationFix(properties: properties)
+                  let properties = try? message.argument(1, as: [String: Variant].self), let fix = LocationFix(properties: properties, now: self.loop.wallClock)
             else { return }
             self.report(.fix(fix))
         })

@@ -23,7 +23,7 @@ public enum RelayTrial {
     public static func run(_ targets: [RelayTarget], caFile: String?, version: String, loop: any EventScheduler,
                            report: @escaping (String, RelayAnswer) -> Void, done: @escaping () -> Void) {
         let host = DaemonProcess.deviceName
-        let now = AlertStore.now
+        let now = loop.wallClock
         var left = targets.count
         var posters: [RelayPoster] = []
         for target in targets {

@@ -4,7 +4,7 @@ import CCRelayCore
 
 extension DaemonStatus {
     /// What `GetStatus` answers for a published snapshot, read at `now`.
-    init(_ snapshot: DaemonSnapshot, version: String, at now: Instant) {
+    init(_ snapshot: DaemonSnapshot, version: String, at now: Instant, wallClock: Double) {
         self.init(
             state: snapshot.state.rawValue, badge: UInt32(clamping: snapshot.badge.count), urgent: snapshot.badge.urgent,
             remaining: snapshot.remaining(at: now), ip: snapshot.ip, server: snapshot.server,
@@ -19,7 +19,7 @@ extension DaemonStatus {
         // When it was checked, on the wall clock: that long before now.
         outsideChecked = snapshot.outsideCheckedAt.map { checked in
             let age = now - checked
-            return WallClock.now() - (Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
+            return wallClock - (Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
         }
     }
 }

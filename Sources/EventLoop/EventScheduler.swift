@@ -43,6 +43,10 @@ public protocol EventScheduler: AnyObject, Sendable {
     /// Now on this scheduler's clock: `BootClock` for the real loops, a
     /// virtual clock for `ManualLoop`.
     var now: Duration { get }
+    /// The wall clock now (seconds since the Unix epoch): the real one's
+    /// for the real loops, a virtual one for `ManualLoop` — the one port
+    /// through which the daemon's shell reads the time of day.
+    var wallClock: Double { get }
     /// True when running on this scheduler.
     var isCurrent: Bool { get }
     /// Runs `work` on the scheduler soon, after what is running now.
@@ -56,6 +60,8 @@ public protocol EventScheduler: AnyObject, Sendable {
 }
 
 extension EventScheduler {
+    public var wallClock: Double { WallClock.now() }
+
     /// Stops the process with a message when not running on this scheduler:
     /// the confinement that makes the objects it drives safe.
     public func preconditionIsCurrent(_ what: @autoclosure () -> String = "this object",

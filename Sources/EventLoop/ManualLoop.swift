@@ -22,9 +22,26 @@ public final class ManualLoop: EventScheduler, @unchecked Sendable {
     private var armings: UInt64 = 0
     private var thread: pthread_t?
 
-    /// A loop whose clock starts at `now` (since a virtual boot).
-    public init(now: Duration = .seconds(1_000)) {
+    /// The wall clock when the virtual clock read `wallClockSetAt`: it runs with `advance(by:)`, and a test may set it (a jump).
+    private var wallClockBase: Double
+    private var wallClockSetAt: Duration
+
+    /// A loop whose clock starts at `now` (since a virtual boot), the wall clock at `wallClock` (the real time by default).
+    public init(now: Duration = .seconds(1_000), wallClock: Double = WallClock.now()) {
         self.now = now
+        wallClockBase = wallClock
+        wallClockSetAt = now
+    }
+
+    public var wallClock: Double {
+        let elapsed = now - wallClockSetAt
+        return wallClockBase + Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    /// Sets the wall clock (as a user or NTP would): the virtual boot clock does not move.
+    public func setWallClock(_ seconds: Double) {
+        wallClockBase = seconds
+        wallClockSetAt = now
     }
 
     public var isCurrent: Bool {

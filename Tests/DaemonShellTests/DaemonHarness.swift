@@ -12,7 +12,7 @@ import CCRelayCore
 /// server, a desktop face that records what it is asked, a journal in a
 /// temporary folder. No process, no bus, no socket.
 final class DaemonHarness {
-    let loop = ManualLoop()
+    let loop: ManualLoop
     let server = ScriptedServer()
     let desktop = RecordingDesktop()
     /// The system watch the daemon made: the test sends its logind and NetworkManager events.
@@ -28,8 +28,10 @@ final class DaemonHarness {
     let processLog = ProcessLog()
 
     /// `beforeStart` gets the harness's folder before the daemon is made (to spoil its journal, say).
+    /// `wallClock` is where the loop's virtual wall clock starts (the real time by default).
     init(config extra: String = "", passwords: [String: String] = [:], watchdog: Duration? = nil,
-         beforeStart: (String) throws -> Void = { _ in }) throws {
+         wallClock: Double = WallClock.now(), beforeStart: (String) throws -> Void = { _ in }) throws {
+        loop = ManualLoop(wallClock: wallClock)
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-shell-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try beforeStart(folder)

@@ -2,6 +2,7 @@
 @testable import DaemonShell
 import AlertJournal
 import DesktopServices
+import EventLoop
 import CCRelayCore
 import Testing
 import TestSupport
@@ -132,12 +133,21 @@ import TestSupport
         #expect(rig.probe.checks == 2, "the same word: no check")
     }
 
+    /// A wall-clock time today at `hour`:`minute` local time, near a fixed day (the loop's virtual wall clock starts there).
+    static func localTime(_ hour: Int, _ minute: Int) -> Double {
+        let day = 1_780_000_000.0
+        let sinceMidnight = (Int(day) + WallClock.utcOffset(day)) % 86_400
+        return day - Double(sinceMidnight) + Double(hour * 3600 + minute * 60)
+    }
+
     /// issue 26: in quiet hours an alert below critical is journaled and
     /// counted, not popped up; a logout still is, unless quiet-critical.
+    /// Issue 34: the hours are read on the loop's wall clock, so the test
+    /// sets the time of day instead of being quiet all day.
     @Test(arguments: [false, true])
     func quietHoursKeepBubblesDownButALogout(quietCritical: Bool) throws {
-        // Quiet all day, whatever the clock says when the test runs.
-        let rig = try DaemonHarness(config: "[alerts]\nquiet = 00:00-12:00, 12:00-00:00\nquiet-critical = \(quietCritical)")
+        let rig = try DaemonHarness(config: "[alerts]\nquiet = 03:00-04:00\nquiet-critical = \(quietCritical)",
+                                    wallClock: Self.localTime(3, 30))
         rig.server.answer(ScriptedServer.loggedIn(notices: [Notice(id: "n-1", title: "通知", body: "正文", urgency: "normal")]))
         rig.loop.runPending()
         #expect(rig.desktop.posted.isEmpty, "\(rig.desktop.posted)")
@@ -147,6 +157,20 @@ import TestSupport
         rig.server.answer(.loggedOut(reason: "kicked", message: nil))
         rig.loop.runPending()
         #expect(rig.desktop.posted.map(\.kind) == (quietCritical ? [] : [.loggedOut]), "\(rig.desktop.posted)")
+    }
+
+    /// Issue 34: after quiet hours (the wall clock moved past them) a
+    /// notice pops up again.
+    @Test func aNoticeAfterQuietHoursPopsUp() throws {
+        let rig = try DaemonHarness(config: "[alerts]\nquiet = 03:00-04:00", wallClock: Self.localTime(3, 58))
+        rig.server.answer(ScriptedServer.loggedIn(notices: [Notice(id: "n-1", title: "通知一", body: "正文", urgency: "normal")]))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.isEmpty, "\(rig.desktop.posted)")
+        rig.loop.setWallClock(Self.localTime(4, 1))
+        rig.loop.advance(by: .seconds(60))
+        rig.server.answer(ScriptedServer.accepted(notices: [Notice(id: "n-2", title: "通知二", body: "正文", urgency: "normal")]))
+        rig.loop.runPending()
+        #expect(rig.desktop.posted.map(\.title) == ["通知二"], "\(rig.desktop.posted)")
     }
 
     /// Issue 31.9: 250 notices in one reply are all journaled while the

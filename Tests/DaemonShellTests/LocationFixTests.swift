@@ -3,6 +3,7 @@
 import DBus
 import Testing
 import CCRelayCore
+import EventLoop
 
 /// A fix as GeoClue or the portal hands it over is checked before it goes
 /// into a keep-alive: coordinates off the Earth (or not numbers) are no fix,
@@ -11,7 +12,7 @@ import CCRelayCore
     func fix(_ latitude: Double, _ longitude: Double, accuracy: Double? = nil) -> LocationFix? {
         var properties = ["Latitude": Variant(latitude), "Longitude": Variant(longitude)]
         if let accuracy { properties["Accuracy"] = Variant(accuracy) }
-        return LocationFix(properties: properties)
+        return LocationFix(properties: properties, now: WallClock.now())
     }
 
     @Test func aFixOnTheEarthIsTakenAsItIs() throws {
