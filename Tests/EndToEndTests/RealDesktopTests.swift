@@ -11,7 +11,7 @@ import Testing
 /// .build/debug/test-artifacts (`gnome-*.png`, `kde-*.png`). One desktop at a time:
 /// each test starts its chroot's desktop afresh.
 @Suite(.serialized, .enabled(if: RealDesktop.available,
-    "needs root and the desktop chroots: sudo scripts/desktops/build-chroot (once: about 4 min and 3 GB)"))
+    "needs root and the desktop chroots: sudo scripts/desktops/build-chroot (once: about 5 min and 3 GB)"))
 struct RealDesktopTests {
     static func isBlue(_ r: Int, _ g: Int, _ b: Int) -> Bool { b > 150 && b > r + 90 && b > g + 50 }
     static func isRed(_ r: Int, _ g: Int, _ b: Int) -> Bool { r > 150 && r > g + 90 && r > b + 90 }
