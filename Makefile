@@ -14,7 +14,7 @@ DESTDIR ?=
 # What install and deb ship: release, the Swift runtime linked in.
 RELEASE := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/release-static
 
-.PHONY: all bootstrap build locale pot test fuzz demo screenshot install uninstall deb dist clean
+.PHONY: all bootstrap build locale pot test desktops fuzz demo screenshot install uninstall deb dist clean
 
 all: build
 
@@ -50,6 +50,11 @@ test: build deb dist
 	scripts/with-private-desktop $(SWIFT) test --disable-xctest
 	@# A test that starts a daemon ends it (or its bus's end does): none may be left.
 	scripts/no-daemons-left
+
+# The chroots with real GNOME Shell 43 and KDE Plasma 5.27 that RealDesktopTests
+# run ccrelay under (as root; once, about 3 GB; again when a package list changes).
+desktops:
+	scripts/desktops/build-chroot
 
 # Each libFuzzer target for FUZZ_SECONDS (default 300): scripts/fuzz.
 FUZZ_SECONDS ?= 300

@@ -259,14 +259,17 @@ final class TrayIcon {
     /// The root item (id 0): it holds the menu.
     static let rootProperties = Value.dictionary(key: "s", value: "v", [DictEntry(.string("children-display"), .variant(.string("submenu")))])
 
-    /// An entry's dbusmenu properties (only those that differ from the defaults, as the spec asks).
+    /// An entry's dbusmenu properties: a separator's type; an entry's label and, always,
+    /// whether it is enabled. The spec lets a default go unsaid, but GNOME's AppIndicator
+    /// extension and Plasma (libdbusmenu-qt) keep a property's old value when a new layout
+    /// leaves it out: "Clear badge", disabled at 0, stayed disabled once alerts came.
     static func properties(_ item: TrayMenuItem) -> Value {
         var entries: [DictEntry] = []
         if item.isSeparator {
             entries.append(DictEntry(.string("type"), .variant(.string("separator"))))
         } else {
             entries.append(DictEntry(.string("label"), .variant(.string(item.label))))
-            if !item.enabled { entries.append(DictEntry(.string("enabled"), .variant(.boolean(false)))) }
+            entries.append(DictEntry(.string("enabled"), .variant(.boolean(item.enabled))))
         }
         return .dictionary(key: "s", value: "v", entries)
     }

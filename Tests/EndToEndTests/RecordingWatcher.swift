@@ -63,8 +63,9 @@ final class RecordingWatcher: Sendable {
         return try reply.argument(0)
     }
 
-    /// The menu's entries under the root: (id, label, enabled).
-    func menu(of service: String) async throws -> (revision: UInt32, entries: [(Int32, String, Bool)]) {
+    /// The menu's entries under the root: (id, label, enabled); `implicit`, the entries
+    /// (not separators) whose properties leave `enabled` to its default.
+    func menu(of service: String) async throws -> (revision: UInt32, entries: [(Int32, String, Bool)], implicit: [Int32]) {
         let reply = try await connection.call(.methodCall(
             destination: service, path: "/io/github/ccrelay/CCRelay/Menu", interface: "com.canonical.dbusmenu", member: "GetLayout",
             body: [.int32(0), .int32(-1), .array(element: "s", [])]))
@@ -72,6 +73,7 @@ final class RecordingWatcher: Sendable {
         guard reply.body.count == 2, case .structure(let root) = reply.body[1], root.count == 3, case .array(_, let children) = root[2]
         else { throw TestSetupError("GetLayout answered \(reply.body)") }
         var entries: [(Int32, String, Bool)] = []
+        var implicit: [Int32] = []
         for case .variant(.structure(let node)) in children where node.count == 3 {
             guard case .int32(let id) = node[0], case .dictionary(_, _, let properties) = node[1] else { continue }
             var label = ""
@@ -82,8 +84,9 @@ final class RecordingWatcher: Sendable {
                 if entry.key == .string("type"), case .variant(.string("separator")) = entry.value { label = "-" }
             }
             entries.append((id, label, enabled))
+            if label != "-" && !properties.contains(where: { $0.key == .string("enabled") }) { implicit.append(id) }
         }
-        return (revision, entries)
+        return (revision, entries, implicit)
     }
 
     /// What a host sends when an entry is clicked.

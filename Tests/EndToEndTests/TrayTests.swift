@@ -54,6 +54,11 @@ import Testing
         let after = try await watcher.menu(of: service)
         #expect(after.revision > before.revision)
         #expect(after.entries.map(\.1).prefix(4) == ["Logged out", "-", "Log in", "Clear badge (1)"], "\(after.entries)")
+        // Every entry says whether it is enabled: GNOME's AppIndicator extension and Plasma keep
+        // the value of a property a new layout leaves out, so "Clear badge", disabled at 0, stayed
+        // disabled after alerts came (RealDesktopTests).
+        #expect(after.entries.first { $0.0 == 4 }?.2 == true)
+        #expect(before.implicit.isEmpty && after.implicit.isEmpty, "entries leaving enabled out: \(before.implicit), \(after.implicit)")
         let alert = try #require(after.entries.first { $0.1.hasPrefix("● ") })
         #expect(alert.1 == "● Logged out of the campus network")
 

@@ -15,13 +15,19 @@ public final class CCSimProcess: Sendable {
     /// server certificate, requiring client certificates from its CA unless
     /// `clientCertificates` is false. `launcher` runs it (and the control
     /// calls) through a command, such as `ip netns exec NAME`.
-    public init(tls: Bool = true, clientCertificates: Bool = true, _ arguments: [String] = [], launcher: [String] = []) throws {
-        self.launcher = launcher
+    public convenience init(tls: Bool = true, clientCertificates: Bool = true, _ arguments: [String] = [], launcher: [String] = []) throws {
         let pki = TestPKI.shared
         let tlsArguments = !tls ? [] : ["--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey]
             + (clientCertificates ? ["--client-ca", pki.caCertificate] : [])
         let executable = buildProductsDirectory.appendingPathComponent("ccsim").path
-        let command = launcher + [executable] + tlsArguments + arguments
+        try self.init(command: launcher + [executable] + tlsArguments + arguments, launcher: launcher)
+    }
+
+    /// Starts ccsim as `command` says (a launcher, the program, all its
+    /// arguments), such as a ccsim inside a desktop's chroot; its control
+    /// API is called with curl through `launcher`.
+    public init(command: [String], launcher: [String] = []) throws {
+        self.launcher = launcher
         process = try ChildProcess(command[0], Array(command.dropFirst()))
         guard let first = process.readLine(), first.hasPrefix("url="), let second = process.readLine(),
             second.hasPrefix("control=")

@@ -17,14 +17,22 @@ public final class PrivateDisplay: Sendable {
 
     /// The whole screen as RGB pixels (xwd, then netpbm's xwdtopnm, 8 bits a sample), saved as a PNG at `png` too.
     public func screenshot(savingTo png: String) throws -> Screenshot {
-        let ppm = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(UUID().uuidString).ppm").path
-        defer { try? FileManager.default.removeItem(atPath: ppm) }
-        let shot = try run("/bin/sh", ["-c", "xwd -root -silent -display \(name) | xwdtopnm 2>/dev/null | pnmdepth 255 > \(ppm) && pnmtopng < \(ppm) > \(png)"])
-        guard shot.status == 0 else { throw TestSetupError("screenshot failed: \(shot.standardError)") }
-        return try Screenshot(ppm: Data(contentsOf: URL(fileURLWithPath: ppm)))
+        try Screenshot(display: name, savingTo: png)
     }
 
     deinit { server.stop() }
+}
+
+extension Screenshot {
+    /// The whole screen of the X display `display` (`:N`) as RGB pixels (xwd, then
+    /// netpbm's xwdtopnm, 8 bits a sample), saved as a PNG at `png` too.
+    public init(display: String, savingTo png: String) throws {
+        let ppm = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(UUID().uuidString).ppm").path
+        defer { try? FileManager.default.removeItem(atPath: ppm) }
+        let shot = try run("/bin/sh", ["-c", "xwd -root -silent -display \(display) | xwdtopnm 2>/dev/null | pnmdepth 255 > \(ppm) && pnmtopng < \(ppm) > \(png)"])
+        guard shot.status == 0 else { throw TestSetupError("screenshot failed: \(shot.standardError)") }
+        try self.init(ppm: Data(contentsOf: URL(fileURLWithPath: ppm)))
+    }
 }
 
 /// An RGB picture read from a binary PPM (P6, maxval 255).
@@ -53,6 +61,18 @@ public struct Screenshot: Sendable {
         self.width = width
         self.height = height
         pixels = Array(ppm[index..<(index + width * height * 3)])
+    }
+
+    /// How many pixels of the rectangle (clipped to the picture) `matches` (red, green, blue, 0–255).
+    public func count(x: Int, y: Int, width: Int, height: Int, where matches: (Int, Int, Int) -> Bool) -> Int {
+        var found = 0
+        for row in max(0, y)..<max(max(0, y), min(self.height, y + height)) {
+            for column in max(0, x)..<max(max(0, x), min(self.width, x + width)) {
+                let offset = (row * self.width + column) * 3
+                if matches(Int(pixels[offset]), Int(pixels[offset + 1]), Int(pixels[offset + 2])) { found += 1 }
+            }
+        }
+        return found
     }
 
     /// How many pixels are within `tolerance` of the colour (each channel).
