@@ -38,6 +38,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: String(directory)), "the temporary directory is removed")
     }
 
+    /// issue 32: `ccrelay demo --srun` — the Srun portal's scene: the login,
+    /// the portal ends the session (won back), the password refused (no loop).
+    @Test func theSrunSceneRunsEveryStepAndEndsAsNarrated() throws {
+        let result = try run(Self.script, ["--srun"], environment: Self.environment)
+        let transcript = result.standardOutput
+        #expect(result.status == 0, "\(transcript)\n\(result.standardError)")
+        let expected = [
+            "== 1. Starting the campus Srun (深澜) portal simulator", "== 2. Starting the ccrelay daemon: it finds the portal's ac_id",
+            "$ ccrelay status → online, 1 device on the account, badge 0",
+            "== 3. The portal ends the session without a word", "│ Logged out of the campus network",
+            "$ ccrelay status → online, 1 device on the account, badge 1",
+            "== 4. The password changed at the campus: the portal answers E2553",
+            "$ ccrelay status → logged-out, last error bad-credentials, badge 3", "the portal was sent 3 logins in all",
+            "$ ccrelay badge → 3 unread alerts", "$ ccrelay status → logged-out, last error bad-credentials, badge 0", "== done",
+        ]
+        var rest = Substring(transcript)
+        for line in expected {
+            guard let found = rest.range(of: line) else {
+                Issue.record("missing, or out of order: '\(line)'\n\(transcript)")
+                break
+            }
+            rest = rest[found.upperBound...]
+        }
+        // The refusal's bubble carries the portal's own words (the sink prints it as it comes).
+        let refused = transcript.components(separatedBy: "== 4.").last ?? ""
+        #expect(refused.contains("│ Campus login refused") && refused.contains("E2553: Password is error."), "\(transcript)")
+        #expect(!transcript.contains("s3cret"), "the password never shows")
+        let directory = try #require(transcript.firstMatch(of: /working in (\S+)/)?.1)
+        #expect(!FileManager.default.fileExists(atPath: String(directory)), "the temporary directory is removed")
+        let unknown = try run(Self.script, ["--cc2"], environment: Self.environment)
+        #expect(unknown.status == 2 && unknown.standardError.contains("unknown argument"), "\(unknown.standardError)")
+    }
+
     @Test func ctrlCStopsEverythingAndLeavesNothingRunning() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-demo-\(UUID().uuidString)").path
         let demo = try ChildProcess(Self.script, [], environment: Self.environment, outputFiles: (output, output + ".err"))
