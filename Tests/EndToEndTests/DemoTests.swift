@@ -26,16 +26,21 @@ import Testing
             "$ ccrelay badge → 3 unread alerts", "$ ccrelay badge clear → Cleared the badge: 3 alerts acknowledged.",
             "$ ccrelay status → logged-out, badge 0", "== done",
         ]
+        Self.expectInOrder(expected, in: transcript)
+        let directory = try #require(transcript.firstMatch(of: /working in (\S+)/)?.1)
+        #expect(!FileManager.default.fileExists(atPath: String(directory)), "the temporary directory is removed")
+    }
+
+    /// Records an issue unless every line of `expected` is in `transcript`, in that order.
+    static func expectInOrder(_ expected: [String], in transcript: String) {
         var rest = Substring(transcript)
         for line in expected {
             guard let found = rest.range(of: line) else {
                 Issue.record("missing, or out of order: '\(line)'\n\(transcript)")
-                break
+                return
             }
             rest = rest[found.upperBound...]
         }
-        let directory = try #require(transcript.firstMatch(of: /working in (\S+)/)?.1)
-        #expect(!FileManager.default.fileExists(atPath: String(directory)), "the temporary directory is removed")
     }
 
     /// issue 32: `ccrelay demo --srun` — the Srun portal's scene: the login,
@@ -53,14 +58,7 @@ import Testing
             "$ ccrelay status → logged-out, last error bad-credentials, badge 3", "the portal was sent 3 logins in all",
             "$ ccrelay badge → 3 unread alerts", "$ ccrelay status → logged-out, last error bad-credentials, badge 0", "== done",
         ]
-        var rest = Substring(transcript)
-        for line in expected {
-            guard let found = rest.range(of: line) else {
-                Issue.record("missing, or out of order: '\(line)'\n\(transcript)")
-                break
-            }
-            rest = rest[found.upperBound...]
-        }
+        Self.expectInOrder(expected, in: transcript)
         // The refusal's bubble carries the portal's own words (the sink prints it as it comes).
         let refused = transcript.components(separatedBy: "== 4.").last ?? ""
         #expect(refused.contains("│ Campus login refused") && refused.contains("E2553: Password is error."), "\(transcript)")
