@@ -71,11 +71,13 @@ import Testing
 
     @Test func ctrlCStopsEverythingAndLeavesNothingRunning() async throws {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-demo-\(UUID().uuidString)").path
-        let demo = try ChildProcess(Self.script, [], environment: Self.environment, outputFiles: (output, output + ".err"))
+        let demo = try ChildProcess(Self.script, [], environment: Self.environment, outputFiles: (output, output + ".err"),
+                                    ownProcessGroup: true)
         func transcript() -> String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
-        #expect(await eventually(timeout: .seconds(30)) { transcript().contains("== 4.") }, "\(transcript())")
+        #expect(eventuallyBlocking(timeout: .seconds(30)) { transcript().contains("== 4.") }, "\(transcript())")
         let directory = try #require(transcript().firstMatch(of: /working in (\S+)/)?.1).description
-        kill(demo.pid, SIGINT)
+        // Ctrl-C on a terminal: SIGINT to the foreground job's whole process group.
+        kill(-demo.pid, SIGINT)
         #expect(demo.wait() == 130)
         #expect(transcript().contains("== stopped"))
         #expect(!FileManager.default.fileExists(atPath: directory), "the temporary directory is removed")

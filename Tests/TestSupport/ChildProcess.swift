@@ -13,8 +13,11 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; `environment` is added to this process's.
     /// With `outputFiles`, stdout and stderr are written to those paths instead.
+    /// With `ownProcessGroup`, the child leads a process group of its own, as a
+    /// shell's foreground job does (`kill(-pid, SIGINT)` is then a terminal's Ctrl-C).
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
-                captureOutput: Bool = true, outputFiles: (String, String)? = nil, inputFile: String = "/dev/null") throws {
+                captureOutput: Bool = true, outputFiles: (String, String)? = nil, inputFile: String = "/dev/null",
+                ownProcessGroup: Bool = false) throws {
         let captureOutput = captureOutput && outputFiles == nil
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -51,7 +54,8 @@ public final class ChildProcess: @unchecked Sendable {
         sigfillset(&allSignals)
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &allSignals)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)))
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         if captureOutput {
@@ -167,6 +171,21 @@ public func eventually(timeout: Duration = .seconds(15), interval: Duration = .m
         try? await Task.sleep(for: interval)
     }
     return try await condition()
+}
+
+/// `eventually` without leaving the thread: for a test that must see a moment
+/// while it lasts. Tests that block in `run` can hold every thread of the
+/// cooperative pool (two on a 2-core machine) for as long as their child runs,
+/// and an `await` would then resume only after the moment had passed.
+public func eventuallyBlocking(timeout: Duration = .seconds(15), interval: Duration = .milliseconds(50),
+                               _ condition: () -> Bool) -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if condition() { return true }
+        usleep(UInt32(interval.components.attoseconds / 1_000_000_000_000) + UInt32(interval.components.seconds) * 1_000_000)
+    }
+    return condition()
 }
 
 /// The folder the test binaries were built into (holds `ccrelay`).
