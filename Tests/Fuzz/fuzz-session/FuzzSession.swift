@@ -3,8 +3,9 @@ import CCRelayCore
 // libFuzzer target: `Session` driven by an event sequence decoded from the
 // input (events, server answers with any numbers, time steps), checking
 // its invariants after every step: one request in flight at most, a
-// keep-alive's timeout within the time left, a timer armed whenever a
-// request is due, state and deadline consistent.
+// keep-alive's timeout within the time left and the protocol's request
+// bound (15 s for CC/1, 60 s for a Srun portal), a timer armed whenever
+// a request is due, state and deadline consistent.
 
 struct Reader {
     var bytes: [UInt8]
@@ -95,7 +96,7 @@ public func fuzzSession(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             case .sendKeepAlive(_, let timeout):
                 requests += 1
                 inFlight = effect
-                precondition(timeout > .zero && timeout <= .seconds(15), "a keep-alive's timeout is bounded")
+                precondition(timeout > .zero && timeout <= settings.requestTimeout, "a keep-alive's timeout is bounded")
                 if let remaining = session.remaining(at: now) { precondition(timeout <= max(remaining, .seconds(1))) }
             default: break
             }
