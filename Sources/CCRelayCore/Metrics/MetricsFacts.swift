@@ -1,0 +1,96 @@
+/// What ccrelay's Prometheus metrics say (issue 36), as plain values: the
+/// one input of `MetricsText`, so that the daemon's textfile and `ccrelay
+/// metrics` (which reads the same facts over D-Bus) print the same text.
+/// Times are wall-clock seconds since the Unix epoch; nil leaves a series out.
+public struct MetricsFacts: Sendable, Hashable {
+    /// One `[relay]` target's queue.
+    public struct Forwarding: Sendable, Hashable {
+        /// Its display name: service, server, a fingerprint of its secret — never the secret.
+        public var target: String
+        public var queued: Int
+        /// Messages left in its budget's window (nil: no budget).
+        public var budgetLeft: Int?
+
+        public init(target: String, queued: Int, budgetLeft: Int?) {
+            self.target = target
+            self.queued = queued
+            self.budgetLeft = budgetLeft
+        }
+    }
+
+    public var version: String
+    /// The campus protocol spoken (`cc1` today).
+    public var protocolName: String
+    /// Which daemon: `MetricsFacts.instance(system:name:)`. Every series carries it, so that
+    /// the textfiles of several daemons on one box (the template's instances) never collide.
+    public var instance: String
+    /// A state name (`DaemonState`); one this version does not know is shown as it is.
+    public var state: String
+    public var stateChanged: Double?
+    /// When the server ends the session without a keep-alive (nil: no session).
+    public var sessionExpires: Double?
+    /// Drops out of `online` by cause label (`DropCause`), from the timeline; nil: the timeline could not be read.
+    public var drops: [String: Int]?
+    public var alertsUnread: Int
+    /// The outside-access verdicts (`OutsideVerdict` names) for IPv4 and IPv6.
+    public var outside: String
+    public var outside6: String
+    public var forwarding: [Forwarding]
+    /// When the client certificate expires (nil: none, or not looked at yet).
+    public var certificateExpiry: Double?
+    /// The account's use, where the protocol reports it (nil until it does).
+    public var account: AccountUsage?
+
+    public init(version: String, protocolName: String, instance: String, state: String, stateChanged: Double? = nil,
+                sessionExpires: Double? = nil, drops: [String: Int]? = nil, alertsUnread: Int = 0, outside: String = "off",
+                outside6: String = "off", forwarding: [Forwarding] = [], certificateExpiry: Double? = nil, account: AccountUsage? = nil) {
+        self.version = version
+        self.protocolName = protocolName
+        self.instance = instance
+        self.state = state
+        self.stateChanged = stateChanged
+        self.sessionExpires = sessionExpires
+        self.drops = drops
+        self.alertsUnread = alertsUnread
+        self.outside = outside
+        self.outside6 = outside6
+        self.forwarding = forwarding
+        self.certificateExpiry = certificateExpiry
+        self.account = account
+    }
+
+    /// The protocol label of the CC/1 protocol.
+    public static let cc1 = "cc1"
+
+    /// The `instance` label: the template instance's NAME (`ccrelay@NAME.service`),
+    /// `ccrelay` for the system service (no instance may be called that), `user` for a desktop session's daemon.
+    public static func instance(system: Bool, name: String?) -> String {
+        guard system else { return "user" }
+        return name ?? "ccrelay"
+    }
+
+    /// The same facts without what moves on its own — the drop counters and
+    /// the session's expiry, which every keep-alive pushes on: a change in
+    /// what is left is written at once, the rest at most once a minute.
+    public var steady: MetricsFacts {
+        var facts = self
+        facts.drops = nil
+        facts.sessionExpires = nil
+        return facts
+    }
+}
+
+/// An account's use as the campus portal reports it (the Srun protocol's
+/// status carries one; CC/1 reports none): each figure may be missing.
+public struct AccountUsage: Sendable, Hashable {
+    /// Devices logged in with the account.
+    public var devices: Int?
+    public var usedBytes: Int64?
+    public var remainBytes: Int64?
+
+    public init(devices: Int? = nil, usedBytes: Int64? = nil, remainBytes: Int64? = nil) {
+        self.devices = devices
+        self.usedBytes = usedBytes
+        self.remainBytes = remainBytes
+    }
+}
