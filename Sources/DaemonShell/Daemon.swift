@@ -42,6 +42,8 @@ public final class Daemon {
     /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
     private let journalKeeper: JournalKeeper
     private var store: AlertStore? { journalKeeper.usable() }
+    /// The metrics: `GetStatus`' `metrics` entry and the `[metrics] textfile`.
+    let metrics: MetricsPublisher
     /// Sends the selected alerts to the `[relay]` targets; nil when none are configured.
     private var forwarder: AlertForwarder?
     private var timers: [DaemonTimer: any LoopTimer] = [:]
@@ -84,7 +86,7 @@ public final class Daemon {
             outsideProbe: reading.usable.map { configuration in
                 OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: "ccrelay/\(version)", loop: loop)
             },
-            storePath: system ? SystemService.storePath(instance: instance) : AlertStore.defaultPath(), log: log)
+            storePath: system ? SystemService.storePath(instance: instance) : AlertStore.defaultPath(), instance: instance, log: log)
     }
 
     /// The daemon with its ports given: the loop (and its clock), the CC/1
@@ -94,7 +96,8 @@ public final class Daemon {
          transport: (any CCTransport)?, desktop: any DesktopFace, isSystemService: Bool = false,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
-         outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
+         outsideProbe: (any OutsideProbing)? = nil, storePath: String, instance: String? = nil, process: ProcessHooks = ProcessHooks(),
+         log: @escaping (String) -> Void) {
         self.process = process
         self.isSystemService = isSystemService
         self.loop = loop
@@ -106,6 +109,10 @@ public final class Daemon {
         self.desktop = desktop
         makeSystemWatch = systemWatch
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
+        metrics = MetricsPublisher(
+            textfile: reading.usable?.metricsTextfile, instance: MetricsFacts.instance(system: isSystemService, name: instance),
+            protocolName: MetricsPublisher.protocolName(for: reading.usable), version: version,
+            store: { [journalKeeper] in journalKeeper.usable() }, log: log)
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
             localizer: Localization.localizer)
@@ -174,6 +181,7 @@ public final class Daemon {
     public func stop(done: @escaping () -> Void) {
         loop.preconditionIsCurrent()
         handle(.stop)
+        metrics.stopped()
         guard let client else { return done() }
         // Requests run in order: this comes after the logout.
         client.dropConnection { done() }
@@ -247,6 +255,7 @@ public final class Daemon {
                 guard let facts = try? CredentialFiles.inspect(
                     certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword)
                 else { return }
+                self?.metrics.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry)
                 self?.handle(.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry))
             })
         }
@@ -271,6 +280,7 @@ public final class Daemon {
             guard let executable, access(executable, X_OK) == 0 else { return }
             return handle(.programReplaced)
         }
+        metrics.credentialFileChanged(core.configuration)
         handle(.credentialFileChanged(path: path))
     }
 
@@ -330,6 +340,7 @@ public final class Daemon {
             entry.at = AlertStore.now
             do {
                 try store.recordTimeline(entry)
+                metrics.recorded(entry)
             } catch {
                 journalKeeper.failed(error, doing: "record the timeline")
             }
@@ -337,6 +348,7 @@ public final class Daemon {
             snapshot = published
             publications += 1
             desktop.publish(published)
+            metrics.published(published, at: now())
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)
         case .releaseSleepLock: systemWatch?.releaseSleepLock()
@@ -524,7 +536,9 @@ public final class Daemon {
 
 extension Daemon: ControlTarget {
     /// What `GetStatus` answers now: the last published snapshot.
-    func status() -> DaemonStatus { DaemonStatus(snapshot, version: version, at: now()) }
+    func status() -> DaemonStatus { status(of: snapshot, at: now()) }
+
+    func metricsStatus(of snapshot: DaemonSnapshot, at now: Instant) -> MetricsStatus? { metrics.status(of: snapshot, at: now) }
 
     func clearBadge() throws(DBusError) -> UInt32 {
         let cleared = try journalKeeper.acknowledgeAll()

@@ -52,6 +52,8 @@ public struct DaemonStatus: Sendable, Hashable {
     public var version: String
     /// Each `[relay]` target's queue and last delivery (none when forwarding is off).
     public var relays: [ForwardingSummary]
+    /// What the metrics need beyond the above (`metrics`; nil from a daemon without it).
+    public var metrics: MetricsStatus?
 
     public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
                 lastError: String, lastErrorCode: String = "", nextAttempt: Int64? = nil, interval: UInt32,
@@ -86,6 +88,7 @@ public struct DaemonStatus: Sendable, Hashable {
         entries["outside6"] = Variant(outside6)
         if let outsideChecked { entries["outside_checked"] = Variant(outsideChecked) }
         if !relays.isEmpty { entries["relay"] = Variant(relays.map(\.dictionary)) }
+        if let metrics { entries["metrics"] = Variant(metrics.dictionary) }
         return entries
     }
 
@@ -108,6 +111,7 @@ public struct DaemonStatus: Sendable, Hashable {
         outsideChecked = dictionary["outside_checked"]?.get(Double.self)
         version = dictionary["version"]?.get(String.self) ?? ""
         relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(ForwardingSummary.init(dictionary:))
+        metrics = dictionary["metrics"]?.get([String: Variant].self).map(MetricsStatus.init(dictionary:))
     }
 }
 

@@ -99,6 +99,7 @@ enum StatusCommand {
             row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
         }
         for relay in status.relays { row(localize("forwarding"), describeRelay(relay)) }
+        if let problem = status.metrics?.problem, !problem.isEmpty { row(localize("metrics"), Style.red(Output.printable(problem))) }
         return lines.joined(separator: "\n")
     }
 
