@@ -98,3 +98,4 @@ struct PrometheusTests {
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("ccrelay_state{state=\"online\"}") })
     }
 }
+
