@@ -42,7 +42,7 @@ let package = Package(
         // What the CLI and the daemon share; no libcurl, so that CLI commands start fast.
         .target(name: "AlertJournal", dependencies: ["CCRelayCore", "CSQLite", "EventLoop"]),
         .target(name: "DesktopServices", dependencies: ["AlertJournal", "DBus", "EventLoop", "CCRelayCore", "CLinux", "FileAccess"]),
-        .target(name: "DaemonShell", dependencies: ["AlertJournal", "DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "CurlTransport", "CLinux", "EventLoop", "FileAccess"]),
+        .target(name: "DaemonShell", dependencies: ["AlertJournal", "DesktopServices", "DBus", "CCRelayCore", "CCProtocol", "SrunProtocol", "CurlTransport", "CLinux", "EventLoop", "FileAccess"]),
         .executableTarget(
             name: "ccrelay", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.

@@ -31,7 +31,10 @@ public enum ConfigurationCheck {
             result.configuration = configuration
         }
         do throws(ClientConfigurationError) {
-            try CCClient.check(serverConfiguration(configuration))
+            switch configuration.serverProtocol {
+            case .cc1: try CCClient.check(serverConfiguration(configuration))
+            case .srun: _ = try SrunCampusClient.checked(configuration)
+            }
             if let passwordFile = configuration.passwordFile, case .failure(let problem) = SecretFile.read(passwordFile) {
                 throw ClientConfigurationError(problem.description, key: "auth.password-file")
             }

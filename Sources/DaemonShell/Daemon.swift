@@ -26,7 +26,8 @@ public final class Daemon {
     /// Where the configuration came from: watched, and read again when it changes.
     private let configurationPath: String
     let version: String
-    private let client: (any CCTransport)?
+    /// The campus login (CC/1 or a Srun portal); nil while not set up.
+    private let client: (any CampusClient)?
     /// `[alerts] quiet`, and whether it holds a logout too (`quiet-critical`).
     private let quiet: (hours: QuietHours, critical: Bool)?
     /// Checks whether traffic gets out (`[probe]`), when the core asks.
@@ -69,15 +70,21 @@ public final class Daemon {
     public convenience init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
                             system: Bool = false, instance: String? = nil, log: @escaping (String) -> Void,
                             logAlert: @escaping (_ priority: Int, String) -> Void = { _, _ in }) throws {
-        let transport: (any CCTransport)? = try reading.usable.map { configuration in
-            try CCClient(configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop)
+        let campus: (any CampusClient)? = try reading.usable.map { configuration throws(ClientConfigurationError) in
+            switch configuration.serverProtocol {
+            case .cc1:
+                CCCampusClient(try CCClient(
+                    configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: version), loop: loop))
+            case .srun:
+                try SrunCampusClient(configuration: configuration, userAgent: "ccrelay/\(version)", loop: loop)
+            }
         }
         let face: any DesktopFace =
             system
             ? try SystemBusFace(loop: loop, instance: instance, log: log, logAlert: { logAlert($0.rawValue, $1) })
             : try SessionBusFace(loop: loop, log: log)
         self.init(
-            reading: reading, configurationPath: configurationPath, version: version, loop: loop, transport: transport,
+            reading: reading, configurationPath: configurationPath, version: version, loop: loop, campus: campus,
             desktop: face, isSystemService: system,
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, interface: reading.usable?.interface, log: log, onEvent: onEvent) },
             relayTransport: { [loop] target in
@@ -93,7 +100,7 @@ public final class Daemon {
     /// transport (nil while not set up), the desktop face, the system watch
     /// (logind and NetworkManager; nil for none), each relay target's client, the journal's file.
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
-         transport: (any CCTransport)?, desktop: any DesktopFace, isSystemService: Bool = false,
+         campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, instance: String? = nil, process: ProcessHooks = ProcessHooks(),
@@ -104,15 +111,14 @@ public final class Daemon {
         self.configurationPath = configurationPath
         self.version = version
         self.log = log
-        client = transport
+        client = campus
         self.outsideProbe = outsideProbe
         self.desktop = desktop
         makeSystemWatch = systemWatch
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) })
         metrics = MetricsPublisher(
             textfile: reading.usable?.metricsTextfile, instance: MetricsFacts.instance(system: isSystemService, name: instance),
-            protocolName: MetricsPublisher.protocolName(for: reading.usable), version: version,
-            store: { [journalKeeper] in journalKeeper.usable() }, log: log)
+            version: version, store: { [journalKeeper] in journalKeeper.usable() }, log: log)
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
             localizer: Localization.localizer)
@@ -308,14 +314,9 @@ public final class Daemon {
                 self.login(user: user, password: password, timeout: timeout)
             }
         case .sendKeepAlive(let token, let seq, let fix, let timeout):
-            client?.keepAlive(session: token, seq: seq, location: fix, timeout: timeout) { exchange in
-                let reading = KeepAliveReading(exchange)
-                self.handle(.keepAliveAnswered(KeepAliveResult(
-                    problem: reading.problem, droppedNotices: reading.droppedNotices, locationRejected: reading.locationRejected,
-                    answer: reading.answer)))
-            }
+            client?.check(session: token, seq: seq, location: fix, timeout: timeout) { self.handle(.keepAliveAnswered($0)) }
         case .sendLogout(let token, let timeout):
-            client?.logout(session: token, timeout: timeout) { _ in self.handle(.logoutAnswered) }
+            client?.logout(session: token, timeout: timeout) { self.handle(.logoutAnswered) }
         case .dropConnection: client?.dropConnection {}
         case .arm(let which, let instant): timer(which).arm(at: instant.sinceBoot)
         case .cancel(let which): timers[which]?.disarm()
@@ -386,12 +387,7 @@ public final class Daemon {
 
     private func login(user: String?, password: String?, timeout: Duration) {
         guard let client else { return }
-        client.login(device: device, user: user, password: password, timeout: timeout) { exchange in
-            let reading = LoginReading(exchange)
-            self.handle(.loginAnswered(LoginResult(
-                grant: reading.grant.map { LoginResult.Grant(token: $0.session, ip: $0.ip, location: $0.location) },
-                problem: reading.problem, droppedNotices: reading.droppedNotices, answer: reading.answer)))
-        }
+        client.login(device: device, user: user, password: password, timeout: timeout) { self.handle(.loginAnswered($0)) }
     }
 
     /// Records alerts before they are shown, all in one transaction; a

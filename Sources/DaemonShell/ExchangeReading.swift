@@ -1,4 +1,5 @@
 import CCProtocol
+import CurlTransport
 import CCRelayCore
 
 /// A login's exchange read once, for everything the shell takes from it:
@@ -55,13 +56,7 @@ enum ExchangeReading {
         if case .loggedIn(let grant) = exchange.outcome {
             return .loggedIn(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
         }
-        return switch failure(exchange.outcome) {
-        case .refused(let problem, let message): .refused(problem, message: message)
-        case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
-        case .transient(let what): .transientFailure(what)
-        case .noNetwork: .noNetwork
-        case .untrusted(let problem): .untrusted(problem)
-        }
+        return answer(failure(exchange.outcome))
     }
 
     /// A keep-alive's exchange, in the state machine's terms.
@@ -71,16 +66,15 @@ enum ExchangeReading {
             return .accepted(interval: grant.interval, timeout: grant.timeout, notices: notices(grant.notices))
         case .loggedOutByRequest: return .loggedOut(reason: .requested, message: nil)
         case .loggedOut(let reason, let message): return .loggedOut(reason: LogoutReason(wire: reason), message: message)
-        default:
-            return switch failure(exchange.outcome) {
-            case .refused(let problem, let message): .refused(problem, message: message)
-            case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
-            case .transient(let what): .transientFailure(what)
-            case .noNetwork: .noNetwork
-            case .untrusted(let problem): .untrusted(problem)
-            }
+        default: return answer(failure(exchange.outcome))
         }
     }
+
+    /// A login that got no usable answer (any protocol), in the state machine's terms.
+    static func loginAnswer(failing transport: TransportFailure) -> LoginAnswer { answer(failure(transport)) }
+
+    /// A check or keep-alive that got no usable answer (any protocol), in the state machine's terms.
+    static func keepAliveAnswer(failing transport: TransportFailure) -> KeepAliveAnswer { answer(failure(transport)) }
 
     private static func notices(_ list: [Notice]) -> [NoticeInfo] {
         list.map { NoticeInfo(id: $0.id, title: $0.title, body: $0.body, urgency: Urgency(noticeText: $0.urgency)) }
@@ -93,6 +87,17 @@ enum ExchangeReading {
         case transient(String)
         case noNetwork
         case untrusted(ServerTrustProblem)
+    }
+
+    /// A failure as either answer: both enums have these cases (`AnswerToAFailure`).
+    private static func answer<Answer: AnswerToAFailure>(_ failure: Failure) -> Answer {
+        switch failure {
+        case .refused(let problem, let message): .refused(problem, message: message)
+        case .rateLimited(let retryAfter): .rateLimited(retryAfter: retryAfter)
+        case .transient(let what): .transientFailure(what)
+        case .noNetwork: .noNetwork
+        case .untrusted(let problem): .untrusted(problem)
+        }
     }
 
     private static func failure(_ outcome: Outcome) -> Failure {
@@ -111,11 +116,30 @@ enum ExchangeReading {
                 }
             return .refused(problem, message)
         case .serverError(let status, _): return .transient("HTTP \(status)")
-        case .transportFailure(.noNetwork): return .noNetwork
-        case .transportFailure(.serverUntrusted(let problem, _)): return .untrusted(problem)
-        case .transportFailure(.clientCertificateRefused(let refusal, _)): return .refused(.refusedInHandshake(refusal), nil)
-        case .transportFailure(.credentialFilesUnusable(let detail)): return .refused(.unusableFiles(detail: detail), nil)
-        case .transportFailure(let failure): return .transient(failure.problem.code.rawValue)
+        case .transportFailure(let failure): return Self.failure(failure)
+        }
+    }
+
+    /// A request that got no usable answer, the same for every protocol.
+    private static func failure(_ failure: TransportFailure) -> Failure {
+        switch failure {
+        case .noNetwork: .noNetwork
+        case .serverUntrusted(let problem, _): .untrusted(problem)
+        case .clientCertificateRefused(let refusal, _): .refused(.refusedInHandshake(refusal), nil)
+        case .credentialFilesUnusable(let detail): .refused(.unusableFiles(detail: detail), nil)
+        default: .transient(failure.problem.code.rawValue)
         }
     }
 }
+
+/// The failure cases `LoginAnswer` and `KeepAliveAnswer` share (their enum cases are these constructors).
+protocol AnswerToAFailure {
+    static func refused(_ problem: CredentialProblem, message: String?) -> Self
+    static func rateLimited(retryAfter: Int?) -> Self
+    static func transientFailure(_ what: String) -> Self
+    static var noNetwork: Self { get }
+    static func untrusted(_ problem: ServerTrustProblem) -> Self
+}
+
+extension LoginAnswer: AnswerToAFailure {}
+extension KeepAliveAnswer: AnswerToAFailure {}

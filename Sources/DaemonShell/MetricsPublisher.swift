@@ -18,7 +18,6 @@ import Glibc
 final class MetricsPublisher {
     private let textfile: AtomicFile?
     private let instance: String
-    private let protocolName: String
     private let version: String
     private let openStore: () -> AlertStore?
     private let log: (String) -> Void
@@ -34,18 +33,13 @@ final class MetricsPublisher {
     /// The wall clock (the shell's tests set their own).
     var wallClock: () -> Double = WallClock.now
 
-    init(textfile: String?, instance: String, protocolName: String, version: String, store: @escaping () -> AlertStore?,
-         log: @escaping (String) -> Void) {
+    init(textfile: String?, instance: String, version: String, store: @escaping () -> AlertStore?, log: @escaping (String) -> Void) {
         self.textfile = textfile.map(AtomicFile.init(path:))
         self.instance = instance
-        self.protocolName = protocolName
         self.version = version
         openStore = store
         self.log = log
     }
-
-    /// The `protocol` label for a configuration (the Srun protocol will name its own).
-    static func protocolName(for configuration: Configuration?) -> String { MetricsFacts.cc1 }
 
     /// The core published `snapshot` at `now`: the textfile follows when it is due.
     func published(_ snapshot: DaemonSnapshot, at now: Instant) {
@@ -99,10 +93,8 @@ final class MetricsPublisher {
             return (wallClock() + Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded()
         }
         return MetricsStatus(
-            instance: instance, protocolName: protocolName, stateChanged: stateChanged, sessionExpires: expires,
-            certificateExpiry: certificateExpiry, drops: tally?.counts,
-            // The protocol's account figures go here once the snapshot carries them (the Srun status does).
-            account: nil, textfile: textfile?.path ?? "", problem: problem)
+            instance: instance, stateChanged: stateChanged, sessionExpires: expires, certificateExpiry: certificateExpiry,
+            drops: tally?.counts, textfile: textfile?.path ?? "", problem: problem)
     }
 
     /// The daemon stops: its series go with it (the node exporter serves no stale "online").

@@ -12,6 +12,8 @@ extension DaemonStatus {
             nextAttempt: snapshot.secondsToNextAttempt(at: now), interval: UInt32(clamping: snapshot.interval.components.seconds),
             timeout: UInt32(clamping: snapshot.timeout.components.seconds), location: snapshot.location, version: version,
             relays: snapshot.forwarding)
+        account = snapshot.account
+        serverProtocol = snapshot.serverProtocol.rawValue
         outside = snapshot.outside.rawValue
         outside6 = snapshot.outside6.rawValue
         // When it was checked, on the wall clock: that long before now.

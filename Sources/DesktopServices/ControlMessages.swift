@@ -54,6 +54,10 @@ public struct DaemonStatus: Sendable, Hashable {
     public var relays: [ForwardingSummary]
     /// What the metrics need beyond the above (`metrics`; nil from a daemon without it).
     public var metrics: MetricsStatus?
+    /// What the portal says of the account (a Srun portal; nil when it says nothing).
+    public var account: AccountFacts?
+    /// The login protocol: `cc1` or `srun`.
+    public var serverProtocol = "cc1"
 
     public init(state: String, badge: UInt32, urgent: Bool, remaining: Int64?, ip: String, server: String,
                 lastError: String, lastErrorCode: String = "", nextAttempt: Int64? = nil, interval: UInt32,
@@ -89,6 +93,8 @@ public struct DaemonStatus: Sendable, Hashable {
         if let outsideChecked { entries["outside_checked"] = Variant(outsideChecked) }
         if !relays.isEmpty { entries["relay"] = Variant(relays.map(\.dictionary)) }
         if let metrics { entries["metrics"] = Variant(metrics.dictionary) }
+        if let account { entries["account"] = Variant(account.dictionary) }
+        entries["protocol"] = Variant(serverProtocol)
         return entries
     }
 
@@ -112,6 +118,38 @@ public struct DaemonStatus: Sendable, Hashable {
         version = dictionary["version"]?.get(String.self) ?? ""
         relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(ForwardingSummary.init(dictionary:))
         metrics = dictionary["metrics"]?.get([String: Variant].self).map(MetricsStatus.init(dictionary:))
+        account = dictionary["account"]?.get([String: Variant].self).map(AccountFacts.init(dictionary:))
+        serverProtocol = String((dictionary["protocol"]?.get(String.self) ?? "cc1").prefix(8))
+    }
+}
+
+extension AccountFacts {
+    /// `GetStatus`' `account` entry (`a{sv}`): `devices` (u), `device_list` (aa{ss}: kind, address),
+    /// `used_bytes`, `used_seconds`, `remain_bytes` (x), `balance` (d), `online_ip` (s) — each only when known.
+    public var dictionary: [String: Variant] {
+        var entries: [String: Variant] = [
+            "device_list": Variant(deviceList.map { ["kind": $0.kind, "address": $0.address] }),
+        ]
+        if let devices { entries["devices"] = Variant(UInt32(clamping: devices)) }
+        if let usedBytes { entries["used_bytes"] = Variant(usedBytes) }
+        if let usedSeconds { entries["used_seconds"] = Variant(usedSeconds) }
+        if let remainBytes { entries["remain_bytes"] = Variant(remainBytes) }
+        if let balance { entries["balance"] = Variant(balance) }
+        if let onlineIP { entries["online_ip"] = Variant(onlineIP) }
+        return entries
+    }
+
+    /// Read back from `GetStatus`, bounded.
+    public init(dictionary: [String: Variant]) {
+        func text(_ value: String?) -> String { String((value ?? "").prefix(64)) }
+        self.init(
+            devices: dictionary["devices"]?.get(UInt32.self).map { Int(min($0, 100_000)) },
+            deviceList: (dictionary["device_list"]?.get([[String: String]].self) ?? []).prefix(16).map {
+                AccountFacts.Device(kind: text($0["kind"]), address: text($0["address"]))
+            },
+            usedBytes: dictionary["used_bytes"]?.get(Int64.self), usedSeconds: dictionary["used_seconds"]?.get(Int64.self),
+            remainBytes: dictionary["remain_bytes"]?.get(Int64.self), balance: dictionary["balance"]?.get(Double.self).flatMap { $0.isFinite ? $0 : nil },
+            onlineIP: dictionary["online_ip"]?.get(String.self).map { text($0) })
     }
 }
 

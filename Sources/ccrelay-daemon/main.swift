@@ -77,27 +77,22 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
     let password = configuration.user == nil ? nil : readLine(strippingNewline: true)
     do {
         let loop = try EventLoop()
-        let client = try CCClient(
-            configuration: ConfigurationCheck.serverConfiguration(configuration), client: ClientInfo(version: ccrelayVersion), loop: loop)
-        client.login(device: DaemonProcess.deviceName, user: configuration.user, password: password) { exchange in
-            guard case .loggedIn(let grant) = exchange.outcome else {
-                log(AlertCatalogue.fill(Localization.localize("the server did not log you in: %s"),
-                                        [exchange.outcome.problem?.sentence ?? Localization.localize("no answer")]))
+        try CampusTrial.run(configuration, password: password, version: ccrelayVersion, loop: loop) { outcome in
+            switch outcome {
+            case .loggedIn(let sentence):
+                let line = sentence + "\n"
+                _ = line.withCString { write(1, $0, strlen($0)) }
+                exit(0)
+            case .refused(let sentence, let code):
+                log(AlertCatalogue.fill(Localization.localize("the server did not log you in: %s"), [sentence]))
                 // A TLS server spoken to in plain HTTP closes the connection or answers bytes that are no HTTP.
-                if configuration.serverURL.lowercased().hasPrefix("http://"),
-                    [.protocolError, .connectionLost].contains(exchange.outcome.problem?.code)
+                if configuration.serverProtocol == .cc1, configuration.serverURL.lowercased().hasPrefix("http://"),
+                    [.protocolError, .connectionLost].contains(code)
                 {
                     log(AlertCatalogue.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
                                             [String(configuration.serverURL.dropFirst("http://".count))]))
                 }
                 exit(1)
-            }
-            let line = AlertCatalogue.fill(
-                Localization.localize("The server logged you in (outside access for %s, a keep-alive every %s s); logged out again."),
-                [grant.ip, String(grant.interval)]) + "\n"
-            client.logout(session: grant.session) { _ in
-                _ = line.withCString { write(1, $0, strlen($0)) }
-                exit(0)
             }
         }
         loop.run()

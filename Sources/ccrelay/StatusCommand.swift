@@ -81,7 +81,10 @@ enum StatusCommand {
         func row(_ label: String, _ value: String) { lines.append("  " + CLI.padded(label, 12) + value) }
         row(localize("server"), Output.printable(status.server))
         if !status.ip.isEmpty { row(localize("address"), Output.printable(status.ip)) }
-        if let remaining = status.remaining {
+        if status.serverProtocol == ServerProtocol.srun.rawValue, status.remaining != nil {
+            // A Srun portal keeps no deadline: ccrelay asks it whether the session lives.
+            row(localize("session"), fill(localize("checked every %s s (a Srun portal)"), "\(status.interval)"))
+        } else if let remaining = status.remaining {
             row(localize("session"), fill(localize("%s left (keep-alive every %s s, timeout %s s)"), duration(remaining), "\(status.interval)", "\(status.timeout)"))
         } else {
             row(localize("session"), localize("none"))
@@ -98,9 +101,28 @@ enum StatusCommand {
         if let next = status.nextAttempt, status.state != DaemonState.online.rawValue {
             row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
         }
+        if let account = status.account { row(localize("account"), describeAccount(account)) }
         for relay in status.relays { row(localize("forwarding"), describeRelay(relay)) }
         if let problem = status.metrics?.problem, !problem.isEmpty { row(localize("metrics"), Style.red(Output.printable(problem))) }
         return lines.joined(separator: "\n")
+    }
+
+    /// What the portal says of the account: its devices, what was used, what is left.
+    static func describeAccount(_ account: AccountFacts) -> String {
+        var parts: [String] = []
+        if let devices = account.devices {
+            let list = account.deviceList.map { "\(Output.printable($0.kind)) \(Output.printable($0.address))" }.joined(separator: ", ")
+            parts.append(Localization.localizer.plural("%s device online", "%s devices online", count: devices) + (list.isEmpty ? "" : " (\(list))"))
+        }
+        if let bytes = account.usedBytes { parts.append(fill(localize("%s used"), megabytes(bytes))) }
+        if let seconds = account.usedSeconds { parts.append(fill(localize("%s h online"), "\(seconds / 3600)")) }
+        if let left = account.remainBytes { parts.append(fill(localize("%s left"), megabytes(left))) }
+        if let balance = account.balance { parts.append(fill(localize("balance %s"), String(Double(Int(balance * 100)) / 100))) }
+        return parts.isEmpty ? localize("the portal says nothing of it") : parts.joined(separator: ", ")
+    }
+
+    private static func megabytes(_ bytes: Int64) -> String {
+        bytes >= 1 << 30 ? "\(bytes / (1 << 30)).\((bytes % (1 << 30)) * 10 / (1 << 30)) GiB" : "\(bytes / (1 << 20)) MiB"
     }
 
     /// One relay target: where, the last delivery, what waits, why it fails.
@@ -202,6 +224,26 @@ struct StatusJSON: Encodable {
     enum Keys: String, CodingKey {
         case state, badge, urgent, remaining, ip, server, lastError = "last_error", lastErrorCode = "last_error_code"
         case nextAttempt = "next_attempt", interval, timeout, location, outside, outside6, outsideChecked = "outside_checked", version, relay
+        case serverProtocol = "protocol", account
+    }
+
+    /// `account`: what the portal says of it, each value null when unknown.
+    struct AccountJSON: Encodable {
+        var account: AccountFacts
+        enum Keys: String, CodingKey {
+            case devices, deviceList = "device_list", usedBytes = "used_bytes", usedSeconds = "used_seconds", remainBytes = "remain_bytes"
+            case balance, onlineIP = "online_ip"
+        }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(account.devices, forKey: .devices)
+            try container.encode(account.deviceList.map { ["kind": $0.kind, "address": $0.address] }, forKey: .deviceList)
+            try container.encode(account.usedBytes, forKey: .usedBytes)
+            try container.encode(account.usedSeconds, forKey: .usedSeconds)
+            try container.encode(account.remainBytes, forKey: .remainBytes)
+            try container.encode(account.balance, forKey: .balance)
+            try container.encode(account.onlineIP, forKey: .onlineIP)
+        }
     }
 
     /// One `relay` element.
@@ -240,6 +282,8 @@ struct StatusJSON: Encodable {
         try container.encode(status.outsideChecked.map(TimeText.iso8601), forKey: .outsideChecked)
         try container.encode(status.version, forKey: .version)
         try container.encode(status.relays.map(RelayJSON.init), forKey: .relay)
+        try container.encode(status.serverProtocol, forKey: .serverProtocol)
+        try container.encode(status.account.map(AccountJSON.init), forKey: .account)
     }
 }
 

@@ -20,6 +20,7 @@ import Testing
             .relayRefused: ("x-ccrelay.relay", .normal, 1),
             .notSetUp: ("x-ccrelay.auth", .critical, 1),
             .noOutsideAccess: ("network.error", .normal, 1),
+            .newDevice: ("x-ccrelay.account", .normal, 1),
             .status: ("x-ccrelay.status", .low, 0),
         ]
         #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)
@@ -64,7 +65,7 @@ import Testing
     /// Every text the catalogue can produce, with the message ids it asked for.
     static func allMessageIDs() -> Set<String> {
         let recorder = MessageRecorder()
-        let subjects = AlertCatalogue.examples + AlertCatalogue.allCredentialProblems.map { .credentials($0) }
+        let subjects = AlertCatalogue.examples + AlertCatalogue.moreExamples + AlertCatalogue.allCredentialProblems.map { .credentials($0) }
         for subject in subjects { _ = AlertCatalogue.alert(for: subject, localize: recorder.localizer) }
         return recorder.ids
     }

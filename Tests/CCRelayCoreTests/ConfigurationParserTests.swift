@@ -144,3 +144,55 @@ import Testing
         #expect(!said.contains("tok-secret") && !said.contains("pw-secret") && !said.contains("g.example/message"), "\(said)")
     }
 }
+
+/// `[server] protocol = srun` and `[srun]` (issue 32).
+@Suite struct SrunConfigurationTests {
+    static func parse(_ text: String) -> ConfigurationParser.Result { ConfigurationParser.parse(text, file: "c.conf", home: "/home/s") }
+
+    @Test func aSrunPortalOnPlainHTTPIsTakenWithAWarning() throws {
+        let result = Self.parse("""
+            [server]
+            protocol = srun
+            url = http://10.0.0.55/
+            [auth]
+            user = 2024000001
+            [srun]
+            ac-id = 5
+            domain = @cmcc
+            hmd5 = hmac-empty
+            double-stack = true
+            poll = 120
+            logout = dm
+            """)
+        let c = try #require(result.configuration, "\(result.errors)")
+        #expect(c.serverProtocol == .srun && c.srun.acID == 5 && c.srun.domain == "@cmcc" && c.srun.digest == .hmacEmpty)
+        #expect(c.srun.doubleStack && c.srun.poll == 120 && c.srun.logout == .dm)
+        #expect(result.warnings.contains { $0.line == 3 && $0.message.contains("read the password") }, "\(result.warnings)")
+    }
+
+    @Test func theDefaultsAreCC1AndAutoAndAFileWithoutTheKeyIsAsBefore() throws {
+        let c = try #require(Self.parse("[server]\nurl = https://cc.example/\n[auth]\nuser = x").configuration)
+        #expect(c.serverProtocol == .cc1 && c.srun == SrunSettings() && c.srun.acID == nil && c.srun.poll == 60)
+        let plain = Self.parse("[server]\nurl = http://10.0.0.55/\n[auth]\nuser = x")
+        #expect(plain.configuration == nil && plain.errors.first?.message.contains("protocol = srun") == true, "\(plain.errors)")
+    }
+
+    @Test(arguments: [
+        ("ac-id = five", "ac-id must be auto or"), ("poll = 5", "poll must be a number of seconds from 10"), ("hmd5 = sha1", "hmd5 must be"),
+        ("logout = kick", "logout must be portal or dm"), ("double-stack = maybe", "double-stack must be true or false"),
+        ("domain = @c m", "domain must be"),
+    ])
+    func badSrunValuesAreErrorsWithTheirLine(_ line: String, _ expected: String) {
+        let result = Self.parse("[server]\nprotocol = srun\nurl = http://10.0.0.55/\n[auth]\nuser = x\n[srun]\n\(line)")
+        #expect(result.errors.first?.line == 7 && result.errors.first?.message.contains(expected) == true, "\(result.errors)")
+    }
+
+    @Test func aSrunPortalNeedsAUserAndTakesNoCertificate() {
+        let noUser = Self.parse("[server]\nprotocol = srun\nurl = http://10.0.0.55/")
+        #expect(noUser.errors.contains { $0.message.contains("logs in with [auth] user") }, "\(noUser.errors)")
+        let certificate = Self.parse("[server]\nprotocol = srun\nurl = http://10.0.0.55/\n[auth]\nuser = x\ncertificate = /c.pem\nkey = /k.pem")
+        #expect(certificate.errors.contains { $0.line == 6 && $0.message.contains("not a certificate") }, "\(certificate.errors)")
+        let stray = Self.parse("[server]\nurl = https://cc.example/\n[auth]\nuser = x\n[srun]\npoll = 30")
+        #expect(stray.warnings.contains { $0.line == 6 && $0.message.contains("only with [server] protocol = srun") }, "\(stray.warnings)")
+    }
+}

@@ -17,6 +17,7 @@ import Testing
         (keepAlive(.loggedOut(reason: .quotaExhausted, message: nil)), .quotaExhausted),
         (keepAlive(.loggedOut(reason: .onlineElsewhere, message: nil)), .onlineElsewhere),
         (keepAlive(.loggedOut(reason: .expired, message: nil)), .expired),
+        (keepAlive(.loggedOut(reason: .portalEnded, message: nil)), .portalEnded),
         (keepAlive(.loggedOut(reason: .other("maintenance (10.0.0.1)"), message: nil)), .endedByServer),
         (keepAlive(.refused(.certificateRejected, message: nil), problem: .certificateRefused), .refused),
         (keepAlive(.rateLimited(retryAfter: 30)), .rateLimited),

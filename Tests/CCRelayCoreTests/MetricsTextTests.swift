@@ -8,7 +8,7 @@ import Testing
 /// what the real daemon writes, and this text with hostile values, in EndToEndTests.)
 @Suite struct MetricsTextTests {
     static let online = MetricsFacts(
-        version: "0.6.0", protocolName: MetricsFacts.cc1, instance: "lab", state: "online", stateChanged: 1_700_000_000.4,
+        version: "0.6.0", protocolName: ServerProtocol.cc1.rawValue, instance: "lab", state: "online", stateChanged: 1_700_000_000.4,
         sessionExpires: 1_700_000_180.6, drops: ["kicked": 2], alertsUnread: 3, outside: "ok", outside6: "limited",
         forwarding: [.init(target: "ntfy https://ntfy.sh #1a2b3c", queued: 4, budgetLeft: 7), .init(target: "webhook http://127.0.0.1:9", queued: 0, budgetLeft: nil)],
         certificateExpiry: 1_800_000_000)
@@ -72,7 +72,7 @@ import Testing
 
     @Test func theAccountIsShownFigureByFigureWhereTheProtocolReportsIt() {
         var facts = Self.online
-        facts.account = AccountUsage(devices: 2, usedBytes: 123_456_789_012, remainBytes: nil)
+        facts.account = AccountFacts(devices: 2, usedBytes: 123_456_789_012, remainBytes: nil)
         let text = MetricsText.render(facts)
         #expect(text.contains("ccrelay_account_devices{instance=\"lab\"} 2\n"))
         #expect(text.contains("ccrelay_account_used_bytes{instance=\"lab\"} 123456789012\n"))

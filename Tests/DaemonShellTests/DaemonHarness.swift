@@ -43,7 +43,7 @@ final class DaemonHarness {
         let log = LogBox()
         daemon = Daemon(
             reading: .usable(configuration), configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
-            transport: server, desktop: desktop, systemWatch: { [system] onEvent in
+            campus: CCCampusClient(server), desktop: desktop, systemWatch: { [system] onEvent in
                 system.onEvent = onEvent
                 return system
             }, relayTransport: { [relay] target in relay.lane(for: target) }, outsideProbe: probe, storePath: folder + "/alerts.db",

@@ -142,7 +142,7 @@ import TestSupport
         let loop = ManualLoop()
         let again = Daemon(
             reading: .usable(config), configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
-            transport: ScriptedServer(), desktop: RecordingDesktop(), systemWatch: { _ in nil },
+            campus: CCCampusClient(ScriptedServer()), desktop: RecordingDesktop(), systemWatch: { _ in nil },
             relayTransport: { relay.lane(for: $0) }, storePath: folder + "/alerts.db", log: { _ in })
         again.start { _ in }
         loop.runPending()
@@ -202,7 +202,7 @@ import TestSupport
         let log = Log()
         let again = Daemon(
             reading: .usable(configuration), configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: loop,
-            transport: ScriptedServer(), desktop: RecordingDesktop(), systemWatch: { _ in nil },
+            campus: CCCampusClient(ScriptedServer()), desktop: RecordingDesktop(), systemWatch: { _ in nil },
             relayTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { log.lines.append($0) })
         again.start { _ in }
         loop.runPending()

@@ -91,7 +91,7 @@ struct PrometheusTests {
         let facts = MetricsFacts(
             version: hostile, protocolName: hostile, instance: hostile, state: hostile, drops: [hostile: 3], alertsUnread: 1,
             outside: hostile, outside6: "ok", forwarding: [.init(target: hostile, queued: 2, budgetLeft: 1)],
-            account: AccountUsage(devices: 1, usedBytes: Int64.max, remainBytes: 0))
+            account: AccountFacts(devices: 1, usedBytes: Int64.max, remainBytes: 0))
         let text = MetricsText.render(facts)
         let checked = try PrometheusRig.promtool(["check", "metrics"], input: text)
         #expect(checked.status == 0, "\(checked.standardOutput)\(checked.standardError)\n\(text)")

@@ -7,7 +7,12 @@ public enum AlertSubject: Sendable, Hashable {
     case locationDenied(LocationDenial)
     case locationOff(LocationOff)
     case locationTooCoarse(LocationTooCoarse)
-    case credentials(CredentialProblem)
+    /// The login was refused or cannot be made; `said`: the server's or portal's own words, when it gave some.
+    case credentials(CredentialProblem, said: String? = nil)
+    /// The portal ended the session `times` times within `minutes` minutes: another device (or the portal) keeps ending it.
+    case sessionFought(times: Int, minutes: Int)
+    /// Another device logged in to the account: its kind (`class_name`/`os_name`) and its address cut to its first parts.
+    case newDevice(kind: String, address: String)
     /// The campus server's identity could not be verified; nothing was sent to it.
     case serverUntrusted(ServerTrustProblem)
     /// A campus notice: the server's plain text.
@@ -26,7 +31,7 @@ public enum AlertSubject: Sendable, Hashable {
     /// The alert kind, and so the notification slot.
     public var kind: AlertKind {
         switch self {
-        case .loggedOut: .loggedOut
+        case .loggedOut, .sessionFought: .loggedOut
         case .keepAliveFailing: .keepAliveFailing
         case .locationDenied: .locationDenied
         case .locationOff: .locationOff
@@ -38,6 +43,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .relayRefused: .relayRefused
         case .configurationUnusable: .notSetUp
         case .noOutsideAccess: .noOutsideAccess
+        case .newDevice: .newDevice
         case .status: .status
         }
     }
@@ -73,6 +79,12 @@ public enum CredentialProblem: Sendable, Hashable {
     case accountDisabled
     case quotaExhausted
     case onlineElsewhere
+    /// A Srun portal does not know the access controller (a wrong `[srun] ac-id`, or the portal's trouble).
+    case portalMisconfigured
+    /// A Srun portal asks for a picture captcha.
+    case captchaRequired
+    /// A Srun portal refused for a reason the user cannot fix here (a binding, a plan, the kind of client).
+    case portalRefused
     /// The server refused the certificate in the TLS handshake.
     case refusedInHandshake(HandshakeRefusal)
     /// The certificate, key or CA file cannot be used; `detail` names the
@@ -147,15 +159,32 @@ public enum AlertCatalogue {
                 kind: .locationTooCoarse, title: localize("Location services not set up correctly"),
                 body: body,
                 urgency: .normal, actions: [openAction])
-        case .credentials(let problem) where problem.isWarning:
+        case .credentials(let problem, _) where problem.isWarning:
             // A warning while all still works, not a refusal: its own title.
             return Alert(
                 kind: .credentials, title: localize("Student certificate expires soon"), body: credentialText(problem, localize),
                 urgency: .critical, actions: [openAction])
-        case .credentials(let problem):
+        case .credentials(let problem, let said):
+            // The server's own words too (证书已被吊销, E2553: Password is error.).
+            let words = said.map { PrintableText.oneLine($0) }.flatMap { $0.isEmpty ? nil : fill(localize("The server said: %s"), String($0.prefix(300))) }
             return Alert(
-                kind: .credentials, title: localize("Campus login refused"), body: credentialText(problem, localize),
+                kind: .credentials, title: localize("Campus login refused"),
+                body: credentialText(problem, localize) + (words.map { "\n" + $0 } ?? ""),
                 urgency: .critical, actions: [openAction])
+        case .sessionFought(let times, let minutes):
+            return Alert(
+                kind: .loggedOut, title: localize("Logged out of the campus network"),
+                body: fill(
+                    localize("The portal ended your session %s times in %s minutes: another device, or the portal, keeps ending it. ccrelay stopped logging in again; choose Log in again once the other device is off."),
+                    "\(times)", "\(minutes)"),
+                urgency: .critical,
+                actions: [openAction, AlertAction(key: AlertAction.reloginKey, label: localize("Log in again"))],
+                resident: true)
+        case .newDevice(let kind, let address):
+            return Alert(
+                kind: .newDevice, title: localize("Another device logged in to your account"),
+                body: fill(localize("A device (%s) at %s logged in to your campus account while this one is online."), kind, address),
+                urgency: .normal, actions: [openAction])
         case .serverUntrusted(let problem):
             return Alert(
                 kind: .serverUntrusted, title: localize("Campus server not trusted"),
@@ -226,6 +255,12 @@ public enum AlertCatalogue {
             fill(localize("ccrelay cannot use the certificate files its configuration names: %s. Fix them, or run ccrelay setup --edit; ccrelay logs in the moment they are usable."), detail)
         case .badPassword:
             localize("The server refused your user name or password. Save the right password with: ccrelay login --save-password")
+        case .portalMisconfigured:
+            localize("The portal does not know this access point: [srun] ac-id in ccrelay.conf is wrong (auto finds it from the portal's address), or the portal is in trouble.")
+        case .captchaRequired:
+            localize("The portal asks for a picture captcha: log in once in a browser, then ccrelay carries on.")
+        case .portalRefused:
+            localize("The portal refused the login for a reason ccrelay cannot fix (a binding, a plan, or this kind of client); ask campus IT.")
         case .accountDisabled:
             localize("Your campus network account is disabled. Contact campus IT.")
         case .quotaExhausted:
@@ -321,12 +356,19 @@ public enum AlertCatalogue {
         .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
         .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
         .noOutsideAccess(portal: true, detail: "IPv4 connect.rom.miui.com: redirect (HTTP 302)"),
+        .newDevice(kind: "Android", address: "10.20.x.x"),
         .status(StatusSummary(state: .online, ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
+    ]
+
+    /// The subjects beyond one example a kind (a kind with two texts), for checking every text has a translation.
+    public static let moreExamples: [AlertSubject] = [
+        .sessionFought(times: 3, minutes: 10), .credentials(.badPassword, said: "E2553: Password is error."),
     ]
 
     /// Every credential problem, for checking that every text has a translation.
     public static let allCredentialProblems: [CredentialProblem] = [
         .certificateRejected, .certificateExpired, .certificateExpiring(days: 3), .badPassword, .accountDisabled,
-        .quotaExhausted, .onlineElsewhere, .unusableFiles(detail: "example"), .configuredFilesUnusable(detail: "example"),
+        .quotaExhausted, .onlineElsewhere, .portalMisconfigured, .captchaRequired, .portalRefused, .unusableFiles(detail: "example"),
+        .configuredFilesUnusable(detail: "example"),
     ] + HandshakeRefusal.allCases.map { .refusedInHandshake($0) }
 }

@@ -17,6 +17,8 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case notSetUp = "not-set-up"
     /// The session is granted, but traffic does not get out (a portal, or a limited network).
     case noOutsideAccess = "no-outside-access"
+    /// Another device logged in to the account while this one is online (a Srun portal says so).
+    case newDevice = "new-device"
     /// The status bubble shown when CC Relay is launched: not an alert, never journaled.
     case status = "status"
 
@@ -31,6 +33,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
         case .notice: "x-ccrelay.notice"
         case .backOnline: "network.connected"
         case .relayRefused: "x-ccrelay.relay"
+        case .newDevice: "x-ccrelay.account"
         case .status: "x-ccrelay.status"
         }
     }

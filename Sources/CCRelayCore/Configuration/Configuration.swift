@@ -12,6 +12,10 @@ public struct Configuration: Sendable, Hashable {
     }
 
     public var serverURL: String
+    /// The campus network's login protocol (`[server] protocol`; CC/1 when not given).
+    public var serverProtocol = ServerProtocol.cc1
+    /// A Srun portal's settings (`[srun]`), used with `protocol = srun`.
+    public var srun = SrunSettings()
     public var caFile: String?
     public var pinnedKey: String?
     public var interface: String?
@@ -167,10 +171,11 @@ public enum ConfigurationParser {
             if let problem = apply(group, key, value, to: &configuration, home: home) { error(number, problem) }
         }
         if seen["server.url"] == nil { errors.append(.init(file: file, line: 0, message: "[server] url is required")) }
+        checkProtocol(&configuration, seen: seen, error: error, warn: warn)
         if configuration.key != nil && configuration.certificate == nil {
             errors.append(.init(file: file, line: seen["auth.key"] ?? 0, message: "[auth] key needs [auth] certificate"))
         }
-        if configuration.certificate == nil && configuration.user == nil && seen["server.url"] != nil {
+        if configuration.certificate == nil && configuration.user == nil && seen["server.url"] != nil && configuration.serverProtocol == .cc1 {
             warnings.append(.init(file: file, line: 0, message: "neither [auth] certificate nor [auth] user is set; the server must accept anonymous logins"))
         }
         configuration.lines = seen
@@ -178,7 +183,7 @@ public enum ConfigurationParser {
     }
 
     static let knownKeys: [String: [String]] = [
-        "server": ["url", "ca-file", "pinned-key", "interface"],
+        "server": ["url", "protocol", "ca-file", "pinned-key", "interface"],
         "auth": ["certificate", "key", "user", "password-file"],
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
         "location": ["mode", "source"],
@@ -187,6 +192,7 @@ public enum ConfigurationParser {
         "probe": ["mode", "urls"],
         "alerts": ["quiet", "quiet-critical"],
         "metrics": ["textfile"],
+        "srun": SrunSettings.keys,
     ]
 
     /// Applies one value; returns the problem with it, if any.
@@ -209,13 +215,20 @@ public enum ConfigurationParser {
             guard value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
                 return "url must not contain spaces, tabs or control characters"
             }
-            guard let url = RelayURL(value) else {
-                return "url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost), got '\(RelayURL.redacted(value))'"
+            // Plain http to any address is a Srun portal's way (checked once the protocol is known: checkProtocol).
+            let asHTTPS = value.lowercased().hasPrefix("http://") ? "https://" + value.dropFirst("http://".count) : value
+            guard let url = RelayURL(asHTTPS) else {
+                return "url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal), got '\(RelayURL.redacted(value))'"
             }
             guard !url.authority.contains("@") else {
                 return "url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring (ccrelay login --save-password)"
             }
             c.serverURL = value
+        case ("server", "protocol"):
+            guard let chosen = ServerProtocol(rawValue: value) else { return "protocol must be cc1 or srun, got '\(value)'" }
+            c.serverProtocol = chosen
+        case ("srun", _):
+            return c.srun.apply(key, value, flag: bool())
         case ("server", "ca-file"):
             guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
             c.caFile = p
@@ -324,6 +337,33 @@ public enum ConfigurationParser {
             break
         }
         return nil
+    }
+
+    /// The rules that depend on the protocol, once the whole file is read:
+    /// CC/1 takes plain http only to a loopback address; a Srun portal on any
+    /// (with a warning: its protocol shows the password to anyone on the
+    /// campus network), a user (the password comes from the keyring, a file
+    /// or a credential) and no certificate.
+    private static func checkProtocol(_ c: inout Configuration, seen: [String: Int], error: (Int, String) -> Void, warn: (Int, String) -> Void) {
+        let urlLine = seen["server.url"] ?? 0
+        let plain = c.serverURL.lowercased().hasPrefix("http://")
+        switch c.serverProtocol {
+        case .cc1:
+            if plain, RelayURL(c.serverURL) == nil {
+                error(urlLine, "url must be https://HOST[:PORT]/ (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal with protocol = srun), got '\(RelayURL.redacted(c.serverURL))'")
+            }
+            if let line = seen.first(where: { $0.key.hasPrefix("srun.") })?.value {
+                warn(line, "[srun] is used only with [server] protocol = srun; it is ignored")
+            }
+        case .srun:
+            if plain {
+                warn(urlLine, "the portal is plain http: its login protocol lets anyone on the campus network read the password (its encoding is undone with the challenge); use https:// where the school offers it")
+            }
+            if c.user == nil { error(seen["server.protocol"] ?? 0, "a Srun portal logs in with [auth] user (and its password in the keyring, [auth] password-file or a systemd credential)") }
+            for key in ["auth.certificate", "auth.key"] where seen[key] != nil {
+                error(seen[key] ?? 0, "a Srun portal logs in with a user and password, not a certificate: remove [auth] \(key.dropFirst(5))")
+            }
+        }
     }
 
     /// Drops a comment: a line starting with # or ;, or one behind whitespace.

@@ -49,6 +49,10 @@ public struct DaemonCore: Sendable {
     private var handling: DaemonEvent?
     /// The state the timeline last recorded.
     private var recordedState = DaemonState.offline
+    /// What the portal last said of the account, and the devices it listed
+    /// since this session began (a device new to them is an alert, once).
+    private var account: AccountFacts?
+    private var knownDevices: [AccountFacts.Device]?
 
     // Not set up: what stands in the way, and the bubble that says so.
     private var configurationProblems: [ConfigurationIssue]
@@ -72,8 +76,16 @@ public struct DaemonCore: Sendable {
         settings.autoRelogin = configuration.autoRelogin
         settings.logoutOnExit = configuration.logoutOnExit
         settings.notices = configuration.notices
+        if configuration.serverProtocol == .srun {
+            // A Srun portal ends sessions by its own rules and never says why: log in again (after the
+            // 3 s it wants between logins), unless a fight with another device shows; a login may take
+            // two slow requests (a challenge took 16 s at one campus).
+            settings.reloginAfterServerEnd = .seconds(3)
+            settings.requestTimeout = .seconds(60)
+        }
         session = Session(settings: settings, noticesSeen: noticesSeen)
-        location = LocationTracker(mode: configuration.locationMode)
+        // Location reports are CC/1's: nothing in the Srun path asks for one.
+        location = LocationTracker(mode: configuration.serverProtocol == .srun ? .off : configuration.locationMode)
         outside = OutsideAccess(enabled: reading.usable?.probeEnabled ?? false)
         watched = [path] + reading.credentialFiles
     }
@@ -88,11 +100,13 @@ public struct DaemonCore: Sendable {
                 state: .unconfigured, badge: badge, problem: ProblemReport(code: .unconfigured, sentence: notSetUpSentence),
                 recent: recent)
         }
-        return DaemonSnapshot(
+        var snapshot = DaemonSnapshot(
             state: session.state, badge: badge, deadline: session.deadline, nextAttempt: session.nextAttemptDue, ip: ip,
             server: configuration.serverURL, problem: problem, interval: session.interval, timeout: session.timeout,
             location: location.status, outside: outside.ipv4, outside6: outside.ipv6, outsideCheckedAt: outside.checkedAt,
-            forwarding: forwarding, recent: recent)
+            forwarding: forwarding, recent: recent, account: account)
+        snapshot.serverProtocol = configuration.serverProtocol
+        return snapshot
     }
 
     /// Handles one event at `now` and returns what to do, in order.
@@ -127,6 +141,7 @@ public struct DaemonCore: Sendable {
         case .loginAnswered(let result): loginAnswered(result, now, &effects)
         case .keepAliveAnswered(let result):
             note(result.problem, droppedNotices: result.droppedNotices, &effects)
+            noteAccount(result.account, now, &effects)
             if let rejected = result.locationRejected { apply(location.keepAliveAnswered(rejected: rejected), now, &effects) }
             session(.keepAliveAnswered(result.answer), now, &effects)
             exchangeEnded(now, &effects)
@@ -338,8 +353,27 @@ public struct DaemonCore: Sendable {
             }
         }
         note(result.problem, droppedNotices: result.droppedNotices, &effects)
+        if result.grant != nil {
+            // A new session: the devices on the account now are its baseline.
+            knownDevices = nil
+        }
+        noteAccount(result.account, now, &effects)
         session(.loginAnswered(result.answer), now, &effects)
         exchangeEnded(now, &effects)
+    }
+
+    /// What the portal said of the account: kept for the status; a device
+    /// that was not on the account before (since this session began) is said once.
+    private mutating func noteAccount(_ facts: AccountFacts?, _ now: Instant, _ effects: inout [DaemonEffect]) {
+        guard let facts else { return }
+        account = facts
+        guard let known = knownDevices else {
+            knownDevices = facts.deviceList
+            return
+        }
+        let fresh = facts.newDevices(since: known)
+        knownDevices = known + fresh
+        post(fresh.map { .newDevice(kind: $0.kind, address: $0.address) }, now, &effects)
     }
 
     /// What every exchange leaves behind: its problem (for the status) and dropped notices.

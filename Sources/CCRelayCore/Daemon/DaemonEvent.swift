@@ -213,6 +213,8 @@ public struct LoginResult: Sendable, Hashable {
     /// Malformed notices dropped from the reply.
     public var droppedNotices: Int
     public var answer: LoginAnswer
+    /// What the portal says of the account, when it says (Srun).
+    public var account: AccountFacts?
 
     public struct Grant: Sendable, Hashable {
         public var token: String
@@ -225,11 +227,12 @@ public struct LoginResult: Sendable, Hashable {
         }
     }
 
-    public init(grant: Grant?, problem: ProblemReport?, droppedNotices: Int, answer: LoginAnswer) {
+    public init(grant: Grant?, problem: ProblemReport?, droppedNotices: Int, answer: LoginAnswer, account: AccountFacts? = nil) {
         self.grant = grant
         self.problem = problem
         self.droppedNotices = droppedNotices
         self.answer = answer
+        self.account = account
     }
 }
 
@@ -240,12 +243,15 @@ public struct KeepAliveResult: Sendable, Hashable {
     /// Whether the server answered 428 (location required); nil when it did not answer.
     public var locationRejected: Bool?
     public var answer: KeepAliveAnswer
+    /// What the portal says of the account, when it says (Srun).
+    public var account: AccountFacts?
 
-    public init(problem: ProblemReport?, droppedNotices: Int, locationRejected: Bool?, answer: KeepAliveAnswer) {
+    public init(problem: ProblemReport?, droppedNotices: Int, locationRejected: Bool?, answer: KeepAliveAnswer, account: AccountFacts? = nil) {
         self.problem = problem
         self.droppedNotices = droppedNotices
         self.locationRejected = locationRejected
         self.answer = answer
+        self.account = account
     }
 }
 

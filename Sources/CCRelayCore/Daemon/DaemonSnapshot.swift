@@ -27,11 +27,16 @@ public struct DaemonSnapshot: Sendable, Hashable {
     public var forwarding: [ForwardingSummary]
     /// The newest journaled alerts, newest first (the tray lists them).
     public var recent: [TrayFacts.RecentAlert]
+    /// What the portal says of the account (Srun; nil when it says nothing).
+    public var account: AccountFacts?
+    /// The login protocol (CC/1 keeps a deadline; a Srun portal is checked every `interval`).
+    public var serverProtocol = ServerProtocol.cc1
 
     public init(state: DaemonState, badge: BadgeState, deadline: Instant? = nil, nextAttempt: Instant? = nil, ip: String = "",
                 server: String = "", problem: ProblemReport? = nil, interval: Duration = .zero, timeout: Duration = .zero,
                 location: String = "off", outside: OutsideVerdict = .off, outside6: OutsideVerdict = .off,
-                outsideCheckedAt: Instant? = nil, forwarding: [ForwardingSummary] = [], recent: [TrayFacts.RecentAlert] = []) {
+                outsideCheckedAt: Instant? = nil, forwarding: [ForwardingSummary] = [], recent: [TrayFacts.RecentAlert] = [],
+                account: AccountFacts? = nil) {
         self.state = state
         self.badge = badge
         self.deadline = deadline
@@ -47,6 +52,7 @@ public struct DaemonSnapshot: Sendable, Hashable {
         self.outsideCheckedAt = outsideCheckedAt
         self.forwarding = forwarding
         self.recent = recent
+        self.account = account
     }
 
     /// Whole seconds until the deadline at `now` (never negative), nil without a session.

@@ -9,6 +9,8 @@ public enum DropCause: String, Sendable, Hashable, CaseIterable {
     case quotaExhausted = "quota-exhausted"
     case onlineElsewhere = "online-elsewhere"
     case expired
+    /// A Srun portal's check found the session gone (the portal never says why).
+    case portalEnded = "portal-ended"
     /// The server ended it for a reason this version does not know.
     case endedByServer = "ended-by-server"
     /// The server refused a keep-alive (its credentials, say).
@@ -39,6 +41,7 @@ public enum DropCause: String, Sendable, Hashable, CaseIterable {
                 case .onlineElsewhere: .onlineElsewhere
                 case .expired: .expired
                 case .requested: .userLogout
+                case .portalEnded: .portalEnded
                 case .other: .endedByServer
                 }
             return

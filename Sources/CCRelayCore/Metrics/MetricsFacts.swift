@@ -19,7 +19,7 @@ public struct MetricsFacts: Sendable, Hashable {
     }
 
     public var version: String
-    /// The campus protocol spoken (`cc1` today).
+    /// The campus protocol spoken (`ServerProtocol`: `cc1`, `srun`).
     public var protocolName: String
     /// Which daemon: `MetricsFacts.instance(system:name:)`. Every series carries it, so that
     /// the textfiles of several daemons on one box (the template's instances) never collide.
@@ -38,12 +38,12 @@ public struct MetricsFacts: Sendable, Hashable {
     public var forwarding: [Forwarding]
     /// When the client certificate expires (nil: none, or not looked at yet).
     public var certificateExpiry: Double?
-    /// The account's use, where the protocol reports it (nil until it does).
-    public var account: AccountUsage?
+    /// The account as the portal reports it (a Srun portal; nil for CC/1): its devices, traffic used and left.
+    public var account: AccountFacts?
 
     public init(version: String, protocolName: String, instance: String, state: String, stateChanged: Double? = nil,
                 sessionExpires: Double? = nil, drops: [String: Int]? = nil, alertsUnread: Int = 0, outside: String = "off",
-                outside6: String = "off", forwarding: [Forwarding] = [], certificateExpiry: Double? = nil, account: AccountUsage? = nil) {
+                outside6: String = "off", forwarding: [Forwarding] = [], certificateExpiry: Double? = nil, account: AccountFacts? = nil) {
         self.version = version
         self.protocolName = protocolName
         self.instance = instance
@@ -58,9 +58,6 @@ public struct MetricsFacts: Sendable, Hashable {
         self.certificateExpiry = certificateExpiry
         self.account = account
     }
-
-    /// The protocol label of the CC/1 protocol.
-    public static let cc1 = "cc1"
 
     /// The `instance` label: the template instance's NAME (`ccrelay@NAME.service`),
     /// `ccrelay` for the system service (no instance may be called that), `user` for a desktop session's daemon.
@@ -77,20 +74,5 @@ public struct MetricsFacts: Sendable, Hashable {
         facts.drops = nil
         facts.sessionExpires = nil
         return facts
-    }
-}
-
-/// An account's use as the campus portal reports it (the Srun protocol's
-/// status carries one; CC/1 reports none): each figure may be missing.
-public struct AccountUsage: Sendable, Hashable {
-    /// Devices logged in with the account.
-    public var devices: Int?
-    public var usedBytes: Int64?
-    public var remainBytes: Int64?
-
-    public init(devices: Int? = nil, usedBytes: Int64? = nil, remainBytes: Int64? = nil) {
-        self.devices = devices
-        self.usedBytes = usedBytes
-        self.remainBytes = remainBytes
     }
 }

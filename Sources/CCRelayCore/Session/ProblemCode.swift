@@ -21,6 +21,12 @@ public enum ProblemCode: String, Sendable, Hashable, CaseIterable {
     case onlineElsewhere = "online-elsewhere"
     case loggedOut = "logged-out"
     case locationRequired = "location-required"
+    /// A Srun portal does not know the access controller (`[srun] ac-id`), or is in trouble.
+    case portalMisconfigured = "portal-misconfigured"
+    /// A Srun portal asks for a picture captcha.
+    case captchaRequired = "captcha-required"
+    /// A Srun portal refused for a reason only campus IT can change (a binding, a plan, the kind of client).
+    case portalRefused = "portal-refused"
     /// No usable configuration: the daemon waits for one (state `unconfigured`).
     case unconfigured
 }

@@ -47,6 +47,8 @@ public struct Session: Sendable {
     private var endGrantedSession = false
     /// The user wants to be online (from start until logout or a refusal).
     private var wanted = false
+    /// When the server ended the session by itself lately (`reloginAfterServerEnd`'s fight rule).
+    private var serverEnds: [Instant] = []
     private var networkUp = true
     private var sleep = Sleep.awake
     private enum Sleep: Sendable {
@@ -90,6 +92,8 @@ public struct Session: Sendable {
         case .start:
             wanted = true
             endGrantedSession = false
+            // The user's own word: the ends of a fight before it no longer count.
+            serverEnds = []
             if inFlight == nil && deadline == nil {
                 // A user command starts a new phase: no back-off carried over.
                 failures = 0
@@ -199,7 +203,7 @@ public struct Session: Sendable {
             }
             set(.online, &effects)
             show(notices, &effects)
-        case .refused(let problem, _):
+        case .refused(let problem, let message):
             wanted = false
             nextSend = nil
             if recovering && !shown.contains(.loggedOut) {
@@ -207,7 +211,15 @@ public struct Session: Sendable {
                 effects.append(.post(.loggedOut(message: nil)))
             }
             shown.insert(.credentials)
-            effects.append(.post(.credentials(problem)))
+            effects.append(.post(.credentials(problem, said: message)))
+            set(.loggedOut, &effects)
+        case .blocked(let problem, let message, let retryAfter):
+            failures += 1
+            nextSend = now + .seconds(ServerTiming.clamp(retryAfter, ServerTiming.intervals))
+            if !shown.contains(.credentials) {
+                shown.insert(.credentials)
+                effects.append(.post(.credentials(problem, said: message)))
+            }
             set(.loggedOut, &effects)
         case .noNetwork:
             failures += 1
@@ -282,6 +294,8 @@ public struct Session: Sendable {
             } else if reason == .expired && settings.autoRelogin && wanted {
                 recovering = true
                 beginLogin(now, &effects)
+            } else if let pause = settings.reloginAfterServerEnd, settings.autoRelogin, wanted, reason != .requested {
+                serverEnded(after: pause, message: message, now, &effects)
             } else {
                 wanted = false
                 nextSend = nil
@@ -289,12 +303,12 @@ public struct Session: Sendable {
                 effects.append(.post(.loggedOut(message: message)))
                 set(.loggedOut, &effects)
             }
-        case .refused(let problem, _):
+        case .refused(let problem, let message):
             phase = .noSession
             wanted = false
             nextSend = nil
             shown.insert(.credentials)
-            effects.append(.post(.credentials(problem)))
+            effects.append(.post(.credentials(problem, said: message)))
             set(.loggedOut, &effects)
         case .rateLimited(let retryAfter):
             failed(now, atLeast: ServerTiming.retryAfter(retryAfter), &effects)
@@ -304,6 +318,28 @@ public struct Session: Sendable {
         case .transientFailure, .noNetwork:
             failed(now, atLeast: .zero, &effects)
         }
+    }
+
+    /// The server ended the session by itself (a Srun portal): the user hears
+    /// of it, and the session is won back after `pause` — unless this is the
+    /// `fightLimit`th end within `fightWindow`: then another device (or the
+    /// portal) keeps ending it, and fighting on would only feed the fight.
+    private mutating func serverEnded(after pause: Duration, message: String?, _ now: Instant, _ effects: inout [SessionEffect]) {
+        serverEnds = serverEnds.filter { now - $0 < settings.fightWindow } + [now]
+        nextSend = nil
+        shown.insert(.loggedOut)
+        if serverEnds.count >= settings.fightLimit {
+            wanted = false
+            let minutes = Int(settings.fightWindow.components.seconds / 60)
+            effects.append(.post(.sessionFought(times: serverEnds.count, minutes: minutes)))
+        } else {
+            // A login that works closes the logout bubble with back-online (`recovered`).
+            recovering = true
+            failures = 0
+            nextSend = now + pause
+            effects.append(.post(.loggedOut(message: message)))
+        }
+        set(.loggedOut, &effects)
     }
 
     private mutating func failed(_ now: Instant, atLeast floor: Duration, _ effects: inout [SessionEffect]) {

@@ -31,6 +31,10 @@ public enum LoginAnswer: Sendable, Hashable {
     case loggedIn(interval: Int, timeout: Int, notices: [NoticeInfo])
     /// A permanent refusal: never retried until the user acts.
     case refused(CredentialProblem, message: String?)
+    /// A refusal that may lift without ccrelay (a Srun portal's captcha: the
+    /// user logs in once in a browser): said once, then tried again quietly
+    /// every `retryAfter` seconds.
+    case blocked(CredentialProblem, message: String?, retryAfter: Int)
     case rateLimited(retryAfter: Int?)
     /// 5xx, timeout, lost connection, bad reply: retried with back-off.
     case transientFailure(String)
@@ -63,6 +67,8 @@ public enum LogoutReason: Sendable, Hashable, ExpressibleByStringLiteral, Custom
     case onlineElsewhere
     /// The client's own logout (DELETE) was answered.
     case requested
+    /// A Srun portal's check found the session gone: the portal ended it and never says why.
+    case portalEnded
     /// A reason this client does not know, as the server sent it.
     case other(String)
 
@@ -75,6 +81,7 @@ public enum LogoutReason: Sendable, Hashable, ExpressibleByStringLiteral, Custom
         case "quota_exhausted": self = .quotaExhausted
         case "online_elsewhere": self = .onlineElsewhere
         case "logout": self = .requested
+        case "portal_ended": self = .portalEnded
         default: self = .other(wire)
         }
     }
@@ -89,6 +96,7 @@ public enum LogoutReason: Sendable, Hashable, ExpressibleByStringLiteral, Custom
         case .quotaExhausted: "quota_exhausted"
         case .onlineElsewhere: "online_elsewhere"
         case .requested: "logout"
+        case .portalEnded: "portal_ended"
         case .other(let wire): wire
         }
     }
@@ -181,6 +189,13 @@ public struct SessionSettings: Sendable, Hashable {
     public var minimumGap: Duration = .milliseconds(500)
     /// Seed of the jitter, so that runs are reproducible.
     public var jitterSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// When the server ends the session by itself (a Srun portal's idle
+    /// cut, quota, an admin, a newer device), log in again after this long,
+    /// with auto-relogin on — unless it did so `fightLimit` times within
+    /// `fightWindow` (a fight with another device): nil (CC/1) never.
+    public var reloginAfterServerEnd: Duration?
+    public var fightLimit = 3
+    public var fightWindow: Duration = .seconds(600)
 
     public init() {}
 }

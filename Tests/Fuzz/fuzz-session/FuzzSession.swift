@@ -21,11 +21,12 @@ struct Reader {
 }
 
 func loginAnswer(_ reader: inout Reader) -> LoginAnswer {
-    switch (reader.byte() ?? 0) % 6 {
+    switch (reader.byte() ?? 0) % 7 {
     case 0, 1: .loggedIn(interval: reader.number(), timeout: reader.number(), notices: [])
     case 2: .refused(.certificateRejected, message: nil)
     case 3: .rateLimited(retryAfter: reader.number())
     case 4: .noNetwork
+    case 5: .blocked(.captchaRequired, message: nil, retryAfter: reader.number())
     default: .untrusted(.unknownIssuer)
     }
 }
@@ -34,7 +35,7 @@ func keepAliveAnswer(_ reader: inout Reader) -> KeepAliveAnswer {
     switch (reader.byte() ?? 0) % 9 {
     case 0, 1: .accepted(interval: reader.number(), timeout: reader.number(), notices: [])
     case 2: .accepted(interval: nil, timeout: nil, notices: [NoticeInfo(id: "n\(reader.byte() ?? 0)", title: "t", body: "b", urgency: .normal)])
-    case 3: .loggedOut(reason: (reader.byte() ?? 0) % 2 == 0 ? "expired" : "kicked", message: nil)
+    case 3: .loggedOut(reason: ["expired", "kicked", "portal_ended"][Int(reader.byte() ?? 0) % 3], message: nil)
     case 4: .refused(.certificateRejected, message: nil)
     case 5: .rateLimited(retryAfter: reader.number())
     case 6: .noNetwork
@@ -47,7 +48,13 @@ func keepAliveAnswer(_ reader: inout Reader) -> KeepAliveAnswer {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSession(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     var reader = Reader(bytes: Array(UnsafeBufferPointer(start: data, count: size)))
-    var session = Session()
+    // An odd first byte: a Srun portal's session (it logs in again after the portal ends it, until a fight).
+    var settings = SessionSettings()
+    if (reader.byte() ?? 0) % 2 == 1 {
+        settings.reloginAfterServerEnd = .seconds(3)
+        settings.requestTimeout = .seconds(60)
+    }
+    var session = Session(settings: settings)
     var now = Instant(sinceBoot: .seconds(1_000))
     var timer: Instant?
     var inFlight: SessionEffect?
