@@ -5,7 +5,10 @@ same way; then curl + sleep for as many keep-alives, counted by the rusage of
 its reaped children. A binary is a build folder holding `ccrelay`, or the
 floor program itself; a build folder followed by `#metrics` runs with
 `[metrics] textfile` on (issue 36: the file is written when a snapshot is
-published, at most once a minute for the session's expiry alone)."""
+published, at most once a minute for the session's expiry alone). Then a
+Srun row: `ccsim --protocol srun`, each ccrelay checking `rad_user_info`
+every 10 s (its shortest poll) on one kept connection, per check, next to
+curl + sleep doing the same check."""
 import json, os, resource, signal, subprocess, sys, time, urllib.request
 
 directory, ccsim, extra = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -48,7 +51,7 @@ def smaps(pid):
     return values
 
 
-def start_daemon(binary, url):
+def start_daemon(binary, url, srun=False):
     state = f"{directory}/state-{time.time_ns()}"
     environment = dict(os.environ, XDG_STATE_HOME=state, DBUS_SYSTEM_BUS_ADDRESS="unix:path=/nonexistent")
     log = open(f"{directory}/daemon.log", "a")
@@ -60,12 +63,22 @@ def start_daemon(binary, url):
     binary = binary.removesuffix("#metrics")
     config = f"{directory}/idle.conf"
     os.makedirs(f"{directory}/textfiles", exist_ok=True)
+    textfile = f"[metrics]\ntextfile = {directory}/textfiles/ccrelay.prom\n" if metrics else ""
+    if srun:
+        with open(f"{directory}/srun-password", "w") as f:
+            f.write("bench-pw\n")
+        os.chmod(f"{directory}/srun-password", 0o600)
+        with open(config, "w") as f:
+            f.write(f"[server]\nprotocol = srun\nurl = {url}\n[auth]\nuser = 2024000001\npassword-file = {directory}/srun-password\n"
+                    "[srun]\npoll = 10\n[keepalive]\nlogout-on-exit = false\n[probe]\nmode = off\n" + textfile)
+        os.chmod(config, 0o600)
+        return subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
     with open(config, "w") as f:
         f.write(f"[server]\nurl = {url}\nca-file = {directory}/ca.pem\n[auth]\ncertificate = {directory}/client.pem\n"
                 f"key = {directory}/client.key\n[keepalive]\nlogout-on-exit = false\n"
                 # The outside check runs at the login, a minute later when it failed (this machine has no
                 # internet) and every 20 minutes: not per keep-alive, so not what is measured here.
-                "[probe]\nmode = off\n" + (f"[metrics]\ntextfile = {directory}/textfiles/ccrelay.prom\n" if metrics else ""))
+                "[probe]\nmode = off\n" + textfile)
     os.chmod(config, 0o600)
     return subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
 
@@ -148,3 +161,72 @@ for interval in (2, 10):
     finally:
         sim.terminate()
         sim.wait()
+
+
+def checks(control):
+    """rad_user_info requests the Srun portal has had (its request log keeps the newest 1000)."""
+    with opener.open(control + "requests", timeout=5) as answer:
+        return sum(1 for r in json.load(answer) if r.get("path", "").endswith("rad_user_info"))
+
+
+def measure_srun(binary, control, url, polls):
+    daemon = start_daemon(binary, url, srun=True)
+    try:
+        end = time.time() + 120
+        while time.time() < end and checks(control) < 3:
+            time.sleep(0.2)
+        c0 = checks(control)
+        perf = subprocess.Popen(["perf", "stat", "-x,", "-e", "context-switches,task-clock", "-p", str(daemon.pid),
+                                 "--", "sleep", str(polls * 10)], stderr=subprocess.PIPE, text=True)
+        seen = threads_now(daemon.pid)
+        while perf.poll() is None:
+            seen |= threads_now(daemon.pid)
+            time.sleep(0.1)
+        counters = {line.split(",")[2]: float(line.split(",")[0]) for line in perf.stderr.read().splitlines()
+                    if line.count(",") >= 3 and line.split(",")[0].replace(".", "").isdigit()}
+        c1 = checks(control)
+        memory = smaps(daemon.pid)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait()
+    done = max(c1 - c0, 1)
+    return {"checks": c1 - c0, "switches": counters.get("context-switches", 0) / done, "cpu_ms": counters.get("task-clock", 0) / done,
+            "rss": memory.get("Rss", 0) / 1024, "dirty": memory.get("Private_Dirty", 0) / 1024, "threads": len(seen)}
+
+
+def measure_srun_curl(url, count):
+    script = f'''for i in $(seq {count}); do
+  curl -s --noproxy '*' "{url}cgi-bin/rad_user_info?callback=c&_=$i" -o /dev/null
+  sleep 10
+done'''
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(["bash", "-c", script], check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    switches = (after.ru_nvcsw + after.ru_nivcsw) - (before.ru_nvcsw + before.ru_nivcsw)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"checks": count, "switches": switches / count, "cpu_ms": 1000 * cpu / count}
+
+
+srun_out = open(f"{directory}/sim-srun.out", "w+")
+srun_sim = subprocess.Popen([ccsim, "--protocol", "srun", "--user", "2024000001:bench-pw"], stdout=srun_out)
+try:
+    for _ in range(200):
+        srun_out.seek(0)
+        found = dict(line.strip().split("=", 1) for line in srun_out if "=" in line)
+        if "control" in found:
+            break
+        time.sleep(0.05)
+    srun_url, srun_control = found["url"], found["control"]
+    polls = min(extra, 6)
+    print(f"Srun portal, a check every 10 s: per check, steady state, every thread that lived ({polls} checks measured)")
+    for label, binary in binaries:
+        if os.path.isfile(binary) or not label.startswith("ccrelay now"):
+            continue  # the floor speaks CC/1 only, and a build from before Srun none
+        r = measure_srun(binary, srun_control, srun_url, polls)
+        print(f"  {label:26s} {r['switches']:5.1f} context switches  CPU {r['cpu_ms']:.2f} ms  "
+              f"threads {r['threads']}  RSS {r['rss']:.1f} MiB  private dirty {r['dirty']:.1f} MiB  [{r['checks']} checks]")
+    c = measure_srun_curl(srun_url, min(polls, 6))
+    print(f"  curl + sleep {'':14s} {c['switches']:5.1f} context switches  CPU {c['cpu_ms']:.2f} ms  [{c['checks']} checks]")
+finally:
+    srun_sim.terminate()
+    srun_sim.wait()

@@ -15,8 +15,11 @@ struct SQLiteRow {
     func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
     func real(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    /// The column's whole text, its length from SQLite (a NUL inside would end a C string).
     func text(_ column: Int32) -> String {
-        sqlite3_column_text(statement, column).map { String(cString: $0) } ?? ""
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
     /// Text cut to `limit` characters: a value read back is bounded like network input.
     func text(_ column: Int32, limit: Int) -> String {
@@ -94,7 +97,8 @@ final class SQLiteDatabase {
             switch value {
             case .integer(let number): sqlite3_bind_int64(statement, position, number)
             case .real(let number): sqlite3_bind_double(statement, position, number)
-            case .text(let text): sqlite3_bind_text(statement, position, text, -1, csqlite_transient())
+            // Its length in bytes, not up to a NUL.
+            case .text(let text): sqlite3_bind_text(statement, position, text, Int32(clamping: text.utf8.count), csqlite_transient())
             case .null: sqlite3_bind_null(statement, position)
             }
         }

@@ -56,9 +56,15 @@ public struct Notice: Codable, Sendable, Hashable {
 
     public init(id: String, title: String, body: String, urgency: String = "normal") {
         self.id = id
-        self.title = String(title.prefix(Self.textLimit))
-        self.body = String(body.prefix(Self.textLimit))
+        self.title = Self.visible(String(title.prefix(Self.textLimit)))
+        self.body = Self.visible(String(body.prefix(Self.textLimit)))
         self.urgency = urgency
+    }
+
+    /// A NUL (which would end the text in C, SQLite and D-Bus) as the visible
+    /// replacement character: the text after it is kept, never cut off silently.
+    static func visible(_ text: String) -> String {
+        text.contains("\u{0}") ? String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 })) : text
     }
 
     private enum CodingKeys: String, CodingKey { case id, title, body, urgency }

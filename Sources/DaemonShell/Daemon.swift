@@ -50,6 +50,8 @@ public final class Daemon {
     private var timers: [DaemonTimer: any LoopTimer] = [:]
     private var periodic: [any LoopTimer] = []
     private var fileWatch: FileWatch?
+    /// Hears the wall clock being set: what waits for a wall-clock time is decided again.
+    private var wallClockWatch: WallClockWatch?
     /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
     private let executable = DaemonProcess.executablePath
     private var locationSource: LocationSource?
@@ -85,7 +87,7 @@ public final class Daemon {
             : try SessionBusFace(loop: loop, log: log)
         self.init(
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, campus: campus,
-            desktop: face, isSystemService: system,
+            desktop: face, isSystemService: system, instance: instance,
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, interface: reading.usable?.interface, log: log, onEvent: onEvent) },
             relayTransport: { [loop] target in
                 RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
@@ -100,7 +102,7 @@ public final class Daemon {
     /// transport (nil while not set up), the desktop face, the system watch
     /// (logind and NetworkManager; nil for none), each relay target's client, the journal's file.
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
-         campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false,
+         campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false, instance: String? = nil,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, instance: String? = nil, process: ProcessHooks = ProcessHooks(),
@@ -121,7 +123,7 @@ public final class Daemon {
             version: version, store: { [journalKeeper] in journalKeeper.usable() }, log: log)
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
-            localizer: Localization.localizer)
+            localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
         device = DaemonProcess.deviceName
         quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
@@ -161,6 +163,7 @@ public final class Daemon {
             systemWatch?.start()
         }
         desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
+        if forwarder != nil { wallClockWatch = WallClockWatch(loop: loop) { [weak self] in self?.wallClockChanged() } }
         startPeriodicWork()
         forwarder?.onRefusal = { [weak self] subject in self?.handle(.forwardingRefused(subject)) }
         forwarder?.onQueuesChanged = { [weak self] in self?.forwardingChanged() }
@@ -241,6 +244,13 @@ public final class Daemon {
         let keeper: SessionKeeper? =
             process.isTheUserUnit ? .systemd : systemWatch?.followsDesktopSession == true ? .logind : nil
         handle(.sessionBusGone(for: SessionBusFace.busGrace, keeper: keeper))
+    }
+
+    /// The wall clock was set: quiet hours may be over, or a budget's slot
+    /// free; the forwarding targets decide again now.
+    func wallClockChanged() {
+        log("the wall clock was set; alerts held for a time are looked at again")
+        forwarder?.kick()
     }
 
     /// The session bus came back: a portal location source used the old connection.

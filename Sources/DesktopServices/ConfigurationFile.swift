@@ -19,6 +19,12 @@ public enum ConfigurationFile {
         getenv(name).map { String(cString: $0) }
     }
 
+    /// Whether `path` is there but this user may not read it (or reach it).
+    static func isDenied(_ path: String) -> Bool {
+        if access(path, F_OK) != 0 { return errno == EACCES }
+        return access(path, R_OK) != 0
+    }
+
     /// Reads and parses `path`. A missing or unreadable file, one that is
     /// not a regular file (a directory, a FIFO: never opened in a way that
     /// could block), or one that group or others may read (but for 0640
@@ -30,6 +36,10 @@ public enum ConfigurationFile {
         let bytes: [UInt8]
         switch BoundedFile.read(path, limit: 1 << 20) {
         case .success(let read): bytes = read
+        case .failure(.missing(let reason)) where isDenied(path):
+            // There, but not for this user (the system service's is the service's alone).
+            return failure("cannot read the configuration: \(reason): only its owner may (the system service's: root and the service); "
+                + "check it as root: sudo ccrelay --system config check")
         case .failure(.missing(let reason)):
             return failure("cannot read the configuration: \(reason); create it (the README and ccrelay(1), FILES, list its keys)")
         case .failure(let problem): return failure("cannot read the configuration: \(problem)")

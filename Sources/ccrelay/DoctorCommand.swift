@@ -154,9 +154,12 @@ enum DoctorCommand {
 
     private static func cutIPv4(_ text: String) -> String {
         replacingRuns(in: text, of: { $0.isNumber || $0 == "." }) { token in
-            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+            // "ADDRESS." ends a sentence: the full stop is the sentence's, not the address's.
+            let stop = token.hasSuffix(".")
+            let word = stop ? String(token.dropLast()) : token
+            let parts = word.split(separator: ".", omittingEmptySubsequences: false)
             guard parts.count == 4, parts.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }) else { return token }
-            return "\(parts[0]).\(parts[1]).x.x"
+            return "\(parts[0]).\(parts[1]).x.x" + (stop ? "." : "")
         }
     }
 

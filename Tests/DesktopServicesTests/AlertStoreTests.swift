@@ -14,6 +14,14 @@ import Testing
         Alert(kind: kind, title: title, body: "body of \(title)", urgency: urgency)
     }
 
+    /// Issue 31.14: text is stored and read back by its length, whatever it holds.
+    @Test func textIsKeptWholeWhateverItHolds() throws {
+        let store = try AlertStore(path: directory + "/a.db") { Issue.record("unexpected: \($0)") }
+        try store.record(Alert(kind: .notice, title: "a\u{0}b", body: "停电\u{0}通知 — the rest", urgency: .normal))
+        let entry = try #require(try store.alerts(limit: 1).first)
+        #expect(entry.title == "a\u{0}b" && entry.body == "停电\u{0}通知 — the rest")
+    }
+
     @Test func seenNoticesSurviveReopeningAndFilesArePrivate() throws {
         let path = directory + "/state/ccrelay/alerts.db"
         do {

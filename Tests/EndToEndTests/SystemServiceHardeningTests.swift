@@ -198,6 +198,52 @@ extension SystemServiceTests {
     }
 }
 
+extension SystemServiceTests {
+    /// A lab box behind a Srun portal (issue 32): the system service logs in,
+    /// a wrong password is said with the system's own fix, the portal ending
+    /// the session reaches the webhook and the session is won back.
+    @Test func aSrunSystemServiceSaysItsOwnFixAndForwardsThePortalsEnd() async throws {
+        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
+        let sim = try CCSimProcess(tls: false, ["--protocol", "srun", "--user", "2024000001:right-pw"])
+        let webhook = try RelayRecorder(.webhook)
+        let service = try Service(bus: bus)
+        let passwordFile = service.folder + "/etc/password"
+        try "wrong-pw\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        try service.write(config: """
+            [server]
+            protocol = srun
+            url = \(sim.url)
+            [auth]
+            user = 2024000001
+            password-file = \(passwordFile)
+            [srun]
+            poll = 10
+            [probe]
+            mode = off
+            [relay]
+            webhook = http://127.0.0.1:\(webhook.port)/hook
+            """)
+        let daemon = try service.start()
+        defer { daemon.stop() }
+        #expect(await eventually(timeout: .seconds(30)) { service.log.contains("alert credentials") }, "\(service.log)")
+        #expect(service.log.contains("sudo ccrelay --system setup --edit") && !service.log.contains("--save-password"),
+                "the system service's own fix: \(service.log)")
+        try "right-pw\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        _ = try service.cli(["login"])
+        #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
+        let status = try JSONSerialization.jsonObject(with: Data(try service.cli(["status", "--json"]).standardOutput.utf8)) as? [String: Any]
+        #expect((status?["account"] as? [String: Any])?["devices"] as? Int == 1, "\(String(describing: status))")
+        try sim.control("DELETE", "sessions", ["account": "2024000001"])
+        #expect(await eventually(timeout: .seconds(30)) {
+            webhook.requests().contains { RelayRecorder.body($0)["kind"] as? String == "logged-out" }
+        }, "\(service.log)")
+        #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" && (try? sim.control("GET", "sessions") as? [Any])?.count == 1 },
+                "won back: \(service.log)")
+    }
+}
+
 extension SystemServiceTests.Service {
     /// Another instance (nil: the main service) with the same folders: one /etc/ccrelay, as on one machine.
     init(bus: PrivateBus, instance: String?, sharing other: Self) throws {

@@ -221,6 +221,11 @@ import Testing
                                           + [users.programs.path("ccrelay"), "--system", "daemon"], outputFiles: (service.folder + "/daemon.out", service.logPath))
         defer { daemon.stop() }
         #expect(await eventually(timeout: .seconds(30)) { (try? service.state()) == "online" }, "\(service.log)")
+        // Issue 31.14: a member may not read the configuration, and is told so (not "does not exist"), with the way to check it.
+        let check = try run("/usr/sbin/runuser", ["-u", users.member, "--", "/usr/bin/env", "CONFIGURATION_DIRECTORY=\(etc)",
+                                                   users.programs.path("ccrelay"), "--system", "config", "check"])
+        #expect(check.status != 0 && check.standardError.contains("sudo ccrelay --system config check") && !check.standardError.contains("create it"),
+                "\(check.standardError)")
         for user in [users.reader, users.member] {
             for secret in [key, files + "/campus-password", service.configPath] {
                 let peek = try run("/usr/sbin/runuser", ["-u", user, "--", "/bin/cat", secret])

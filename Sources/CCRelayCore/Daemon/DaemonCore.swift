@@ -12,6 +12,8 @@ public struct DaemonCore: Sendable {
     public private(set) var configuration: Configuration?
     private let configurationPath: String
     private let localizer: Localizer
+    /// The commands texts name: the desktop's, or the system service's.
+    private let commands: UserCommands
     public private(set) var session: Session
     private var location: LocationTracker<LocationFix>
     /// Whether traffic gets out, apart from the session (`[probe]`).
@@ -64,7 +66,9 @@ public struct DaemonCore: Sendable {
 
     /// A daemon for the configuration file at `path` as `reading` found it;
     /// `noticesSeen`: the ids of campus notices shown ever.
-    public init(reading: ConfigurationReading, path: String, noticesSeen: Set<String> = [], localizer: Localizer) {
+    public init(reading: ConfigurationReading, path: String, noticesSeen: Set<String> = [], localizer: Localizer,
+                commands: UserCommands = .desktop) {
+        self.commands = commands
         configuration = reading.usable
         configurationPath = path
         self.localizer = localizer
@@ -134,8 +138,8 @@ public struct DaemonCore: Sendable {
                     "No campus password: give the system service one as the systemd credential campus-password "
                         + "(LoadCredential=campus-password:FILE) or with [auth] password-file = FILE (owned by the service's user, mode 0600)"
                 }
-            problem = ProblemReport(code: .noPassword, sentence: sentence)
-            effects.append(.log(sentence))
+            problem = ProblemReport(code: .noPassword, sentence: commands.rewrite(sentence))
+            effects.append(.log(commands.rewrite(sentence)))
             session(.loginAnswered(.refused(.badPassword, message: nil)), now, &effects)
             exchangeEnded(now, &effects)
         case .loginAnswered(let result): loginAnswered(result, now, &effects)
@@ -483,7 +487,12 @@ public struct DaemonCore: Sendable {
         }
     }
 
-    private func alert(for subject: AlertSubject) -> Alert { AlertCatalogue.alert(for: subject, localize: localizer) }
+    /// The alert for `subject`, naming this daemon's commands (`sudo ccrelay --system setup` for the system service).
+    private func alert(for subject: AlertSubject) -> Alert {
+        var alert = AlertCatalogue.alert(for: subject, localize: localizer)
+        alert.body = commands.rewrite(alert.body)
+        return alert
+    }
 
     private func statusAlert(at now: Instant, setupCommand: Bool) -> Alert {
         var summary = snapshot(at: now).statusSummary(at: now)
@@ -514,9 +523,9 @@ public struct DaemonCore: Sendable {
     /// What `ccrelay status` says while not set up: what to do first, then what is wrong
     /// (a new user needs the command, not the file's grammar).
     private var notSetUpSentence: String {
-        "Not set up: run ccrelay setup (it asks for the server and your certificate and tries a login). "
+        commands.rewrite("Not set up: run ccrelay setup (it asks for the server and your certificate and tries a login). "
             + "Or write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; ccrelay.conf in ccrelay(1)); "
-            + "the daemon starts the moment it is usable. " + configurationProblems.map(\.description).joined(separator: "; ")
+            + "the daemon starts the moment it is usable. " + configurationProblems.map(\.description).joined(separator: "; "))
     }
 
     /// An acknowledgement was carried out: the daemon's own closes its kind
