@@ -95,7 +95,7 @@ public final class Daemon {
             outsideProbe: reading.usable.map { configuration in
                 OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: "ccrelay/\(version)", loop: loop)
             },
-            storePath: system ? SystemService.storePath(instance: instance) : AlertStore.defaultPath(), instance: instance, log: log)
+            storePath: system ? SystemService.storePath(instance: instance) : AlertStore.defaultPath(), log: log)
     }
 
     /// The daemon with its ports given: the loop (and its clock), the CC/1
@@ -105,8 +105,7 @@ public final class Daemon {
          campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false, instance: String? = nil,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
          relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
-         outsideProbe: (any OutsideProbing)? = nil, storePath: String, instance: String? = nil, process: ProcessHooks = ProcessHooks(),
-         log: @escaping (String) -> Void) {
+         outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
         self.isSystemService = isSystemService
         self.loop = loop

@@ -30,6 +30,10 @@ final class MetricsPublisher {
     /// Why the textfile cannot be written ("" when it can).
     private var problem = ""
     private var wrote = false
+    /// The snapshot last looked at, without the times every keep-alive moves, and
+    /// whether anything else the file shows (a drop, the certificate) changed since.
+    private var lookedAt: DaemonSnapshot?
+    private var changedApart = true
     /// The wall clock (the shell's tests set their own).
     var wallClock: () -> Double = WallClock.now
 
@@ -48,6 +52,13 @@ final class MetricsPublisher {
             stateChanged = wallClock().rounded()
         }
         guard let textfile else { return }
+        // A keep-alive moves the deadline alone: until the counters are due, nothing is built or compared.
+        var steady = snapshot
+        steady.deadline = nil
+        steady.nextAttempt = nil
+        if steady == lookedAt, !changedApart, !policy.countersDue(at: now) { return }
+        lookedAt = steady
+        changedApart = false
         var status = DaemonStatus(snapshot, version: version, at: now)
         status.metrics = self.status(of: snapshot, at: now)
         let facts = MetricsFacts(status: status)
@@ -69,11 +80,15 @@ final class MetricsPublisher {
     }
 
     /// The timeline recorded `entry`: a drop out of `online` counts.
-    func recorded(_ entry: TimelineEntry) { tally?.record(entry) }
+    func recorded(_ entry: TimelineEntry) {
+        tally?.record(entry)
+        changedApart = true
+    }
 
     /// The certificate was looked at (daily, and when its file changes).
     func certificateInspected(secondsUntilExpiry: Int64) {
         certificateExpiry = (wallClock() + Double(secondsUntilExpiry)).rounded()
+        changedApart = true
     }
 
     /// A credential file changed: the certificate's expiry is read again (without waiting for the daily look).
@@ -103,6 +118,7 @@ final class MetricsPublisher {
         textfile.remove()
         wrote = false
         policy.reset()
+        lookedAt = nil
     }
 
     private var store: AlertStore? { openStore() }

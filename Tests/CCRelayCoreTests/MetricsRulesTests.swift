@@ -63,7 +63,9 @@ import Testing
         var policy = MetricsWritePolicy()
         var facts = MetricsTextTests.online
         #expect(policy.shouldWrite(facts, at: Self.start), "the first publication writes")
+        #expect(policy.countersDue(at: Self.start))
         policy.attempted(facts, at: Self.start, succeeded: true)
+        #expect(!policy.countersDue(at: Self.start + .seconds(59)) && policy.countersDue(at: Self.start + .seconds(60)))
         #expect(!policy.shouldWrite(facts, at: Self.start + .seconds(600)), "nothing changed: nothing written, however long")
         // A keep-alive moves the session's expiry: not before a minute has passed since the last write.
         facts.sessionExpires! += 2

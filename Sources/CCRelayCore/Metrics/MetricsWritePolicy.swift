@@ -23,6 +23,14 @@ public struct MetricsWritePolicy: Sendable {
         return now - last.at >= Self.counterInterval
     }
 
+    /// Whether a change of the counters alone would be written at `now` (a minute
+    /// since the last write, or none yet): until then a publication that moves
+    /// nothing else needs no look at the facts at all.
+    public func countersDue(at now: Instant) -> Bool {
+        guard let last else { return true }
+        return now - last.at >= Self.counterInterval
+    }
+
     /// A write of `facts` was tried at `now`.
     public mutating func attempted(_ facts: MetricsFacts, at now: Instant, succeeded: Bool) {
         last = (facts, now, !succeeded)
