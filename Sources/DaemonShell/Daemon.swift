@@ -189,27 +189,61 @@ public final class Daemon {
     public func stop(done: @escaping () -> Void) {
         loop.preconditionIsCurrent()
         handle(.stop)
-        metrics.stopped()
-        guard let client else { return done() }
-        // Requests run in order: this comes after the logout.
-        client.dropConnection { done() }
+        // After the stop is handled (asked from an effect, it waits in the mailbox), so after its logout:
+        // requests run in order.
+        whenQuiet { [client, metrics] in
+            // The stopped daemon publishes nothing more: its series go.
+            metrics.stopped()
+            guard let client else { return done() }
+            client.dropConnection { done() }
+        }
+    }
+
+    /// Runs `work` once the mailbox is empty: now, or after the event being handled and what it raised.
+    private func whenQuiet(_ work: @escaping () -> Void) {
+        if handling { afterMailbox.append(work) } else { work() }
     }
 
     // MARK: Events
 
     /// Gives the core one event, carries out its effects, and reads the journal once when they changed it.
+    ///
+    /// Never re-entered: an event raised while effects are carried out (a
+    /// password file that cannot be read, an acknowledgement, the journal
+    /// read after a change) waits in the mailbox and is handled after the
+    /// whole list, in order — so "the effects, in order" is what happens, and
+    /// the last snapshot published is the newest.
     func handle(_ event: DaemonEvent) {
         loop.preconditionIsCurrent()
-        for effect in core.handle(event, at: now()) { carryOut(effect) }
-        // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
-        switch event {
-        case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeeper.hasUnjournaled { journal([]) }
-        default: break
+        mailbox.append(event)
+        guard !handling else { return }
+        handling = true
+        defer {
+            handling = false
+            let waiting = afterMailbox
+            afterMailbox = []
+            waiting.forEach { $0() }
         }
-        guard journalChanged else { return }
-        journalChanged = false
-        readJournal()
+        while !mailbox.isEmpty {
+            let next = mailbox.removeFirst()
+            for effect in core.handle(next, at: now()) { carryOut(effect) }
+            // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
+            switch next {
+            case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeeper.hasUnjournaled { journal([]) }
+            default: break
+            }
+            if journalChanged && mailbox.isEmpty {
+                journalChanged = false
+                readJournal()
+            }
+        }
     }
+
+    /// Events raised while an event's effects are carried out, handled after them.
+    private var mailbox: [DaemonEvent] = []
+    private var handling = false
+    /// What waits for the mailbox to be empty (`whenQuiet`).
+    private var afterMailbox: [() -> Void] = []
 
     /// The badge and the newest alerts after a change (and the forwarding queues, which the same transaction filled).
     private func readJournal() {

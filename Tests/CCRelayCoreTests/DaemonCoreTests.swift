@@ -227,6 +227,30 @@ struct CoreRig {
         #expect(rig.core.state == .loggingIn)
     }
 
+    /// Issue 33.6: an edited configuration that fails its checks, or a
+    /// certificate replaced by an expired one, is said where a student looks
+    /// (a bubble, the status) while the old configuration goes on.
+    @Test func aBrokenEditOrAnExpiredReplacementIsSaidWhileTheOldConfigurationGoesOn() {
+        var rig = CoreRig()
+        rig.start()
+        rig.send(.credentialFileChanged(path: "/home/student/student.crt"))
+        rig.advance(.seconds(2))
+        #expect(rig.effects.contains(.checkConfiguration), "a file replaced while online is checked whole")
+        let broken = ConfigurationReading(
+            usable: nil, problems: [ConfigurationIssue(file: CoreRig.path, line: 0, message: "the client certificate expired on 2026-01-01")],
+            exists: true, credentialFiles: [])
+        rig.send(.configurationChanged(broken))
+        rig.send(.configurationChanged(broken))
+        let shown = rig.effects.compactMap { if case .show(let alert) = $0, alert.kind == .notSetUp { alert } else { nil } }
+        #expect(shown.count == 1 && shown[0].body.contains("expired on 2026-01-01") && shown[0].body.contains("goes on"), "said once: \(shown)")
+        #expect(rig.publications.last?.problem?.code == .configurationUnusable)
+        #expect(!rig.effects.contains(.restart), "the old one goes on")
+        var fixed = CoreRig.configuration
+        fixed.warnBefore = 30
+        rig.send(.configurationChanged(.usable(fixed)))
+        #expect(rig.effects.contains(.restart) && rig.effects.contains(.acknowledge(.over(.notSetUp, postedBefore: nil))))
+    }
+
     @Test func aSleepNobodyAnnouncedIsSeenAtTheNextTimer() {
         var rig = CoreRig()
         rig.start()

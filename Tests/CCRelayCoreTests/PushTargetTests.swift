@@ -16,7 +16,7 @@ import Testing
     @Test func eachSchemeNamesItsServiceServerAndKey() throws {
         let cases: [(String, RelayTarget.Service, String, String)] = [
             ("bark://BarkKey123", .bark, "https://api.day.app", "BarkKey123"),
-            ("bark://bark.campus.example:8443/BarkKey123", .bark, "https://bark.campus.example:8443", "BarkKey123"),
+            ("barks://bark.campus.example:8443/BarkKey123", .bark, "https://bark.campus.example:8443", "BarkKey123"),
             ("schan://SCT123456TabcdefABCDEF", .serverchan, "https://sctapi.ftqq.com", "SCT123456TabcdefABCDEF"),
             ("schan://sctp1234tABCDEF", .serverchan, "https://1234.push.ft07.com", "sctp1234tABCDEF"),
             ("pushplus://0123abcd", .pushplus, "https://www.pushplus.plus", "0123abcd"),

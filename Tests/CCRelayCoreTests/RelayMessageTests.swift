@@ -49,7 +49,8 @@ import Testing
         }
         #expect(selection.forwards(Alert(kind: .notice, title: "", body: "", urgency: .critical)))
         #expect(!selection.forwards(Alert(kind: .notice, title: "", body: "", urgency: .normal)))
-        #expect(!selection.forwards(Alert(kind: .backOnline, title: "", body: "", urgency: .low)))
+        // Issue 33.3: a phone that heard of the trouble hears it is over.
+        #expect(selection.forwards(Alert(kind: .backOnline, title: "", body: "", urgency: .low)))
         #expect(!selection.forwards(Alert(kind: .locationOff, title: "", body: "", urgency: .critical)))
         let everything = RelaySelection(kinds: Set(AlertKind.allCases), criticalNotices: true)
         #expect(!everything.forwards(Alert(kind: .status, title: "", body: "", urgency: .low)), "the status bubble never leaves")

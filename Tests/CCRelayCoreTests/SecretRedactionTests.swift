@@ -69,9 +69,9 @@ struct SecretRedactionTests {
         } catch {
             #expect(!error.description.contains("Bk7dSecretDeviceKey22"), "\(error)")
         }
-        #expect(try RelayTarget(forward: "bark://bark.campus.example/K").push?.base == "https://bark.campus.example")
-        #expect(try RelayTarget(forward: "bark://127.0.0.1:8080/K").push?.base == "https://127.0.0.1:8080")
-        #expect(try RelayTarget(forward: "bark://localhost:8080/K").push?.base == "https://localhost:8080")
+        #expect(try RelayTarget(forward: "barks://bark.campus.example/K").push?.base == "https://bark.campus.example")
+        #expect(try RelayTarget(forward: "barks://127.0.0.1:8080/K").push?.base == "https://127.0.0.1:8080")
+        #expect(try RelayTarget(forward: "barks://localhost:8080/K").push?.base == "https://localhost:8080")
     }
 
     @Test func redactedShowsAnHTTPServerAndOtherSchemesByName() {
@@ -80,5 +80,36 @@ struct SecretRedactionTests {
         #expect(RelayURL.redacted("bark://KEY/x") == "bark://…")
         #expect(RelayURL.redacted("SCT123") == "(6 characters, not shown)")
         #expect(RelayURL.redacted("\u{1B}[31m://x") == "(a scheme)://…")
+    }
+}
+
+/// Apprise's URLs as the README promises (issue 33.8): its scheme→transport
+/// rule for every scheme, ccrelay's "plain http only to loopback" kept with
+/// an error that names the `…s://` form, the keyless Bark shorthand kept.
+struct AppriseURLTests {
+    @Test func barkAndBarksFollowAppriseAndTheKeyAloneIsThePublicServer() throws {
+        #expect(try RelayTarget(forward: "bark://DeviceKey123").push?.base == "https://api.day.app")
+        #expect(try RelayTarget(forward: "barks://DeviceKey123").push?.base == "https://api.day.app")
+        #expect(try RelayTarget(forward: "barks://bark.campus.example:8443/K").push?.base == "https://bark.campus.example:8443")
+        #expect(try RelayTarget(forward: "bark://127.0.0.1:8080/K").push?.base == "http://127.0.0.1:8080", "plain http to a loopback address")
+        do {
+            _ = try RelayTarget(forward: "bark://bark.campus.example:8443/K")
+            Issue.record("plain http to a campus server was taken")
+        } catch {
+            #expect(error.description.contains("barks://bark.campus.example/DEVICE_KEY"), "\(error)")
+        }
+    }
+
+    @Test func ntfyGotifyAndJsonNameTheirSecureFormWhenPlainHTTPCannotGo() throws {
+        #expect(try RelayTarget(forward: "ntfys://ntfy.sh/topic").url == "https://ntfy.sh/topic")
+        #expect(try RelayTarget(forward: "ntfy://127.0.0.1:8080/topic").url == "http://127.0.0.1:8080/topic")
+        for (url, secure) in [("ntfy://ntfy.sh/topic", "ntfys://"), ("gotify://g.example/TOKEN", "gotifys://"), ("json://hooks.example/x", "jsons://")] {
+            do {
+                _ = try RelayTarget(forward: url)
+                Issue.record("\(url) was taken")
+            } catch {
+                #expect(error.description.contains(secure) && error.description.contains("Apprise"), "\(url): \(error)")
+            }
+        }
     }
 }

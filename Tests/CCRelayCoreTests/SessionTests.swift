@@ -403,3 +403,43 @@ extension SessionEffect {
         #expect(requests > 55_000, "about one request per minute for 1,000 hours")
     }
 }
+
+/// A campus outage longer than the session's timeout (issue 33.3): the
+/// session lapses and ccrelay wins it back by itself — that is not "log in
+/// again", and the end of it is said (and forwarded) as back online.
+@Suite struct OutageTests {
+    @Test func aSessionThatLapsedInAnOutageIsNotALogoutAndItsEndIsSaid() {
+        var daemon = VirtualDaemon()
+        daemon.loggedIn()
+        // The server stops answering for longer than the timeout, and for the first logins too.
+        var logins = 0
+        while let request = daemon.nextRequest(within: .seconds(2000)) {
+            if case .sendLogin = request {
+                logins += 1
+                if logins == 4 { break }
+                daemon.send(.loginAnswered(.transientFailure("timeout")))
+            } else {
+                daemon.send(.keepAliveAnswered(.transientFailure("timeout")))
+            }
+        }
+        #expect(logins == 4)
+        #expect(daemon.posted(.loggedOut) == 0, "no 'log in again': ccrelay does it")
+        #expect(daemon.log.filter { $0.1 == .post(.sessionLapsed) }.count == 1, "said once")
+        let effects = daemon.send(.loginAnswered(.loggedIn(interval: 60, timeout: 180, notices: [])))
+        #expect(effects.contains(.post(.backOnline)) && effects.contains(.close(.keepAliveFailing)))
+    }
+
+    @Test func aSilentRecoverySaysNothing() {
+        var daemon = VirtualDaemon()
+        daemon.loggedIn()
+        daemon.send(.sleeping)
+        daemon.advance(.seconds(3600))
+        daemon.send(.resumed)
+        let effects = daemon.send(.loginAnswered(.loggedIn(interval: 60, timeout: 180, notices: [])))
+        #expect(daemon.session.state == .online && !effects.contains(.post(.backOnline)), "a resume after a long sleep is no news")
+    }
+
+    @Test func backOnlineIsForwardedByDefault() {
+        #expect(RelaySelection.standard.kinds.contains(.backOnline))
+    }
+}

@@ -349,3 +349,19 @@ import TestSupport
     }
 
 }
+
+/// Issue 34: `handle` is never re-entered from inside carrying out effects.
+/// A password login whose password file cannot be read published
+/// `logged-out` from the nested call and then the outer list published the
+/// older `logging-in` over it: status, tray and badge stayed wrong.
+@Suite struct MailboxTests {
+    @Test func anUnreadablePasswordFilePublishesLoggedOutLast() throws {
+        let rig = try DaemonHarness(config: "[auth]\nuser = x\npassword-file = {folder}/no-such-password")
+        rig.loop.runPending()
+        #expect(rig.desktop.published.last?.state == .loggedOut, "\(rig.desktop.published.map(\.state))")
+        #expect(rig.desktop.published.last?.problem?.code == .noPassword)
+        rig.daemon.requestLogin()
+        rig.loop.runPending()
+        #expect(rig.desktop.published.last?.state == .loggedOut, "after the user's login too: \(rig.desktop.published.map(\.state))")
+    }
+}

@@ -346,6 +346,10 @@ import Testing
             #expect(!(clientDepends + clientRecommends).contains(simulatorOnly), "the client needs no \(simulatorOnly): \(clientDepends) \(clientRecommends)")
         }
         #expect(!clientDepends.contains("swift"), "no Swift runtime needed")
+        // Issue 33.9: a server box gets no desktop's worth of packages; GeoClue (only for a campus that
+        // wants locations, and every desktop ships it) is a suggestion.
+        #expect(!clientRecommends.contains("geoclue"), "Recommends: \(clientRecommends)")
+        #expect(try run("/usr/bin/dpkg-deb", ["-f", client, "Suggests"]).standardOutput.contains("geoclue-2.0"))
         let simulatorDepends = try run("/usr/bin/dpkg-deb", ["-f", simulator, "Depends"]).standardOutput
         #expect(simulatorDepends.contains("ccrelay (= \(ccrelayVersion))") && simulatorDepends.contains("libmicrohttpd12"),
                 "\(simulatorDepends)")

@@ -53,7 +53,7 @@ import Testing
     @Test func eachServiceTakesTheRequestItDocuments() throws {
         let services = try Services()
         let path = try Self.configuration([
-            "forward = bark://127.0.0.1:\(services.bark.port)/BarkDeviceKey123",
+            "forward = barks://127.0.0.1:\(services.bark.port)/BarkDeviceKey123",
             "forward = schan://SCT123456TabcdefABCDEF?\(Services.api(services.serverchan))",
             "forward = pushplus://pp0123456789abcdef?\(Services.api(services.pushplus))",
             "forward = wecombot://693a91f6-7aaa-4bbb-8ccc?\(Services.api(services.wecom))",
@@ -81,7 +81,7 @@ import Testing
         let services = try Services(serverChan: "quota")
         let path = try Self.configuration([
             // A device the server does not know (Bark echoes the key back: it must not show).
-            "forward = bark://127.0.0.1:\(services.bark.port)/WrongDeviceKey999",
+            "forward = barks://127.0.0.1:\(services.bark.port)/WrongDeviceKey999",
             "forward = schan://SCT123456TabcdefABCDEF?\(Services.api(services.serverchan))",
             "forward = dingtalk://dt0123456789abcdef?secret=NotTheSecret&\(Services.api(services.dingtalk))",
             "forward = feishu://fs-hook-0123456789?secret=NotTheSecretEither&\(Services.api(services.feishu))",
@@ -179,7 +179,7 @@ import Testing
         let bark = try RelayRecorder(.bark, token: "BarkDeviceKey123", tls: true)
         let path = try Self.configuration([
             "forward = tgram://123456789:AAHbotTokenXYZ/987654321?\(Services.api(telegram))&proxy=\(kind)://127.0.0.1:\(proxyPort)",
-            "forward = bark://127.0.0.1:\(bark.port)/BarkDeviceKey123",
+            "forward = barks://127.0.0.1:\(bark.port)/BarkDeviceKey123",
         ])
         let result = try run(DaemonRig.ccrelay, ["relay", "test", "--config", path], environment: [
             "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/bus", "https_proxy": "http://127.0.0.1:1", "HTTPS_PROXY": "http://127.0.0.1:1",
@@ -203,7 +203,7 @@ import Testing
         let rig = try await DaemonRig(extraConfig: """
             [relay]
             ntfy = http://127.0.0.1:\(ntfy.port)/ccrelay-five
-            forward = bark://127.0.0.1:\(bark.port)/BarkDeviceKey123
+            forward = barks://127.0.0.1:\(bark.port)/BarkDeviceKey123
             forward = schan://SCT123456TabcdefABCDEF?\(Services.api(serverchan))&limit=1/hour
             forward = mailtos://12345:code@127.0.0.1:\(mail.port)/?to=me@campus.example
             webhook = http://127.0.0.1:9/down

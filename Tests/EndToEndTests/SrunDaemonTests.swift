@@ -22,10 +22,12 @@ import Testing
         let logPath: String
         let environment: [String: String]
 
-        init(simulator: [String] = [], extraConfig: String = "", beforeStart: (CCSimProcess) throws -> Void = { _ in }) async throws {
+        /// With `https`, the portal serves the test PKI's certificate and the configuration names its CA.
+        init(simulator: [String] = [], extraConfig: String = "", https: Bool = false, beforeStart: (CCSimProcess) throws -> Void = { _ in }) async throws {
             bus = try PrivateBus()
             dunst = try await Dunst(on: bus)
-            sim = try CCSimProcess(tls: false, ["--protocol", "srun", "--user", "\(SrunDaemonTests.user):\(SrunDaemonTests.password)"] + simulator)
+            sim = try CCSimProcess(tls: https, clientCertificates: false,
+                                   ["--protocol", "srun", "--user", "\(SrunDaemonTests.user):\(SrunDaemonTests.password)"] + simulator)
             try beforeStart(sim)
             folder = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-srun-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -36,6 +38,7 @@ import Testing
                 [server]
                 protocol = srun
                 url = \(sim.url)
+                \(https ? "ca-file = \(TestPKI.shared.caCertificate)" : "")
                 [auth]
                 user = \(SrunDaemonTests.user)
                 password-file = \(folder)/password
@@ -147,5 +150,26 @@ import Testing
         #expect(logout.status == 0, "\(logout.standardError)")
         #expect(await eventually(timeout: .seconds(20)) { rig.sessions().isEmpty }, "the portal's session ended: \(rig.log)")
         #expect(rig.status()["state"] as? String == "offline")
+    }
+
+    @Test func anHTTPSPortalIsVerifiedWithTheCampusCA() async throws {
+        let rig = try await SrunRig(https: true)
+        defer { rig.daemon.stop() }
+        #expect(rig.sim.url.hasPrefix("https://"))
+        #expect(await eventually(timeout: .seconds(30)) { rig.status()["state"] as? String == "online" }, "\(rig.log)")
+        let check = try rig.cli(["config", "check", "--config", rig.configPath])
+        #expect(check.status == 0 && !check.standardError.contains("read the password"), "no plain-http warning: \(check.standardError)")
+        // Without the campus CA the portal is not trusted, and nothing is sent to it.
+        let untrusted = try String(contentsOfFile: rig.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "ca-file = \(TestPKI.shared.caCertificate)", with: "")
+        let other = rig.configPath + ".untrusted"
+        try untrusted.write(toFile: other, atomically: true, encoding: .utf8)
+        chmod(other, 0o600)
+        let logins = rig.logins()
+        let trial = try run(DaemonRig.ccrelay.replacingOccurrences(of: "/ccrelay", with: "/ccrelay-daemon"), ["--try", "--config", other],
+                            environment: rig.environment, input: SrunDaemonTests.password + "\n")
+        #expect(trial.status == 1 && (trial.standardError.contains("not from a trusted authority") || trial.standardError.contains("verified")),
+                "\(trial.standardError)")
+        #expect(rig.logins() == logins, "no login went to a portal that was not verified")
     }
 }

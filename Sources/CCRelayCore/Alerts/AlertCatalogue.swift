@@ -4,6 +4,8 @@ public enum AlertSubject: Sendable, Hashable {
     case loggedOut(message: String?)
     /// No keep-alive accepted; the session ends in `remainingSeconds`.
     case keepAliveFailing(remainingSeconds: Int)
+    /// The session ran out while the server could not be reached, and ccrelay wins it back by itself.
+    case sessionLapsed
     case locationDenied(LocationDenial)
     case locationOff(LocationOff)
     case locationTooCoarse(LocationTooCoarse)
@@ -22,6 +24,8 @@ public enum AlertSubject: Sendable, Hashable {
     case relayRefused(target: String, answer: String)
     /// The configuration file exists but cannot be used: `problems`, each `file:line: message`.
     case configurationUnusable(problems: [String])
+    /// The running configuration was changed into one that cannot be used; the daemon goes on with the one it had.
+    case changedConfigurationUnusable(problems: [String])
     /// Logged in, but two checks in a row found no way out: `portal` when a
     /// page or redirect answered; `detail`, each endpoint's answer.
     case noOutsideAccess(portal: Bool, detail: String)
@@ -32,7 +36,7 @@ public enum AlertSubject: Sendable, Hashable {
     public var kind: AlertKind {
         switch self {
         case .loggedOut, .sessionFought: .loggedOut
-        case .keepAliveFailing: .keepAliveFailing
+        case .keepAliveFailing, .sessionLapsed: .keepAliveFailing
         case .locationDenied: .locationDenied
         case .locationOff: .locationOff
         case .locationTooCoarse: .locationTooCoarse
@@ -41,7 +45,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .notice: .notice
         case .backOnline: .backOnline
         case .relayRefused: .relayRefused
-        case .configurationUnusable: .notSetUp
+        case .configurationUnusable, .changedConfigurationUnusable: .notSetUp
         case .noOutsideAccess: .noOutsideAccess
         case .newDevice: .newDevice
         case .status: .status
@@ -121,6 +125,11 @@ public enum AlertCatalogue {
                     "The campus server has not confirmed this computer. Outside access ends in %s second unless a keep-alive gets through.",
                     "The campus server has not confirmed this computer. Outside access ends in %s seconds unless a keep-alive gets through.",
                     count: max(remaining, 0)),
+                urgency: .normal, actions: [openAction])
+        case .sessionLapsed:
+            return Alert(
+                kind: .keepAliveFailing, title: localize("Keep-alive failed"),
+                body: localize("The session ran out while the campus server could not be reached. ccrelay logs in again by itself as soon as it answers; you need not do anything."),
                 urgency: .normal, actions: [openAction])
         case .locationDenied(let denial):
             let body =
@@ -208,6 +217,14 @@ public enum AlertCatalogue {
                     localize("%s\nFix it in the file, or run ccrelay setup --edit; ccrelay starts the moment the file is usable."),
                     problems.prefix(3).joined(separator: "\n")),
                 urgency: .critical,
+                actions: [openAction, AlertAction(key: AlertAction.setUpKey, label: localize("Set up…"))])
+        case .changedConfigurationUnusable(let problems):
+            return Alert(
+                kind: .notSetUp, title: localize("The changed configuration cannot be used"),
+                body: fill(
+                    localize("%s\nccrelay goes on with the configuration it had. Fix the file, or run ccrelay setup --edit."),
+                    problems.prefix(3).joined(separator: "\n")),
+                urgency: .normal,
                 actions: [openAction, AlertAction(key: AlertAction.setUpKey, label: localize("Set up…"))])
         case .noOutsideAccess(let portal, let detail):
             let why =
@@ -362,7 +379,8 @@ public enum AlertCatalogue {
 
     /// The subjects beyond one example a kind (a kind with two texts), for checking every text has a translation.
     public static let moreExamples: [AlertSubject] = [
-        .sessionFought(times: 3, minutes: 10), .credentials(.badPassword, said: "E2553: Password is error."),
+        .sessionFought(times: 3, minutes: 10), .sessionLapsed,
+        .changedConfigurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:4: poll must be a number of seconds from 10 to 3600, got '5'"]), .credentials(.badPassword, said: "E2553: Password is error."),
     ]
 
     /// Every credential problem, for checking that every text has a translation.

@@ -282,7 +282,10 @@ public struct DaemonCore: Sendable {
             sleptSoFar = slept
             session(.timerFired, now, &effects)
         case .credentialFilesQuiet:
-            guard DaemonRules.logInAgainAfterCredentialFilesChanged(state: state, lastProblemCode: problem?.code) else { return }
+            guard DaemonRules.logInAgainAfterCredentialFilesChanged(state: state, lastProblemCode: problem?.code) else {
+                // A file replaced while all works: checked whole (an expired certificate is said now, not at the next login).
+                return effects.append(.checkConfiguration)
+            }
             effects.append(.log("\(lastChangedFile) changed; logging in again"))
             session(.start, now, &effects)
         case .programQuiet:
@@ -315,9 +318,24 @@ public struct DaemonCore: Sendable {
             return
         }
         guard var fresh = reading.usable else {
-            let problems = reading.problems.map(\.description).joined(separator: "; ")
-            effects.append(.log("the changed configuration is not used until it is fixed: \(problems)"))
+            let problems = reading.problems.map(\.description)
+            effects.append(.log("the changed configuration is not used until it is fixed: \(problems.joined(separator: "; "))"))
+            // Said where a student looks (issue 33.6), once a change: the status, a bubble; the old configuration goes on.
+            problem = ProblemReport(
+                code: .configurationUnusable,
+                sentence: commands.rewrite("The changed \(configurationPath) cannot be used; ccrelay goes on with the one it had. "
+                    + problems.joined(separator: "; ") + " (fix it, or: ccrelay setup --edit)"))
+            let subject = AlertSubject.changedConfigurationUnusable(problems: problems)
+            if subject != shownProblem {
+                shownProblem = subject
+                post([subject], now, &effects)
+            }
             return
+        }
+        if case .changedConfigurationUnusable? = shownProblem {
+            // Fixed: its bubble goes, and the restart below starts with the file.
+            shownProblem = nil
+            effects.append(.acknowledge(.over(.notSetUp, postedBefore: nil)))
         }
         var current = running
         fresh.lines = [:]

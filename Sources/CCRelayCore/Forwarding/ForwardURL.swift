@@ -19,7 +19,7 @@ public struct PushAddress: Sendable, Hashable {
 
 extension RelayTarget {
     /// The schemes `forward =` takes, Apprise's names for them.
-    public static let forwardSchemes = ["bark", "schan", "pushplus", "wecombot", "dingtalk", "feishu", "tgram", "mailto", "mailtos",
+    public static let forwardSchemes = ["bark", "barks", "schan", "pushplus", "wecombot", "dingtalk", "feishu", "tgram", "mailto", "mailtos",
                                         "ntfy", "ntfys", "gotify", "gotifys", "json", "jsons"]
 
     /// One `[relay] forward = URL` line, Apprise-style, parsed here (no Apprise):
@@ -86,26 +86,39 @@ extension RelayTarget {
                 }
                 url = scheme + parsed.segments.dropLast().joined(separator: "/") + "/message?token=" + token
             }
-            let target = try RelayTarget(service: keyed, url: url)
+            guard let target = try? RelayTarget(service: keyed, url: url) else {
+                // The service's own words on its URL, or: plain http goes to a loopback address only.
+                if !secure, RelayURL(url) == nil, RelayURL("https://" + url.dropFirst("http://".count)) != nil {
+                    throw RelayTargetProblem("\(parsed.scheme):// is plain http, as Apprise reads it, which goes only to a loopback address: use \(parsed.scheme)s:// for https")
+                }
+                _ = try RelayTarget(service: keyed, url: url)
+                throw RelayTargetProblem("\(parsed.scheme):// cannot be used")
+            }
             self.init(service: keyed, url: target.url, push: nil, proxy: proxy)
             return
-        case "bark":
+        case "bark", "barks":
             try allow(["proxy", "api"])
             guard (1...2).contains(parsed.segments.count), let key = parsed.segments.last, Self.isKey(key) else {
-                throw RelayTargetProblem("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or bark://bark.campus.example/DEVICE_KEY")
+                throw RelayTargetProblem("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or barks://bark.campus.example/DEVICE_KEY")
             }
+            // The key alone: the public server, over https (ccrelay's shorthand).
             var server = "https://api.day.app"
             if parsed.segments.count == 2 {
                 // A server is a name with a dot, an address or localhost: `bark://KEY/extra` is a key with something after it.
                 let named = parsed.segments[0]
                 let host = RelayURL.host(of: named).lowercased()
-                guard let url = RelayURL("https://" + named), !url.authority.contains("@"),
+                guard RelayURL("https://" + named).map({ !$0.authority.contains("@") }) == true,
                     host.contains(".") || host.hasPrefix("[") || host == "localhost"
                 else {
                     throw RelayTargetProblem(
-                        "bark:// takes the device key alone (bark://DEVICE_KEY) or a server first (bark://HOST[:PORT]/DEVICE_KEY, the server a name with a dot, an address or localhost)")
+                        "bark:// takes the device key alone (bark://DEVICE_KEY) or a server first (barks://HOST[:PORT]/DEVICE_KEY, the server a name with a dot, an address or localhost)")
                 }
-                server = "https://" + url.authority
+                // As Apprise reads it: bark:// with a server is plain http, barks:// https.
+                let secure = parsed.scheme == "barks"
+                guard let url = RelayURL((secure ? "https://" : "http://") + named) else {
+                    throw RelayTargetProblem("bark:// with a server is plain http, as Apprise reads it, which goes only to a loopback address: use barks://\(host)/DEVICE_KEY for https")
+                }
+                server = url.scheme + "://" + url.authority
             }
             service = .bark
             push = PushAddress(base: try base(server), key: key)

@@ -235,8 +235,9 @@ public struct RelaySelection: Sendable, Hashable {
         self.criticalNotices = criticalNotices
     }
 
-    /// The default: logged-out, keepalive-failing, credentials, notice-critical.
-    public static let standard = RelaySelection(kinds: [.loggedOut, .keepAliveFailing, .credentials], criticalNotices: true)
+    /// The default: logged-out, keepalive-failing, credentials, back-online (a phone that heard the bad
+    /// news hears it is over), notice-critical.
+    public static let standard = RelaySelection(kinds: [.loggedOut, .keepAliveFailing, .credentials, .backOnline], criticalNotices: true)
 
     /// Never forwarded: the status bubble, and the alert that forwarding itself is refused.
     static let local: Set<AlertKind> = [.status, .relayRefused]

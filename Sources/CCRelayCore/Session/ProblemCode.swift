@@ -29,4 +29,6 @@ public enum ProblemCode: String, Sendable, Hashable, CaseIterable {
     case portalRefused = "portal-refused"
     /// No usable configuration: the daemon waits for one (state `unconfigured`).
     case unconfigured
+    /// The configuration was changed into one that cannot be used: the daemon goes on with the one it had.
+    case configurationUnusable = "configuration-unusable"
 }

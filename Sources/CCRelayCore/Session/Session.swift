@@ -42,6 +42,8 @@ public struct Session: Sendable {
     private var failures = 0
     /// The session was lost (expiry or sleep) and is being won back.
     private var recovering = false
+    /// That the session lapsed while it is won back was said (once an episode).
+    private var lapseSaid = false
     /// The user logged out while a login was in flight: a session that login
     /// wins is ended at once (the user's last word wins).
     private var endGrantedSession = false
@@ -237,10 +239,12 @@ public struct Session: Sendable {
         case .transientFailure:
             failures += 1
             nextSend = retry(now, cap: loginBackoffCap)
-            if recovering && !shown.contains(.loggedOut) {
-                // The session is gone and winning it back failed: tell the user once.
-                shown.insert(.loggedOut)
-                effects.append(.post(.loggedOut(message: nil)))
+            if recovering && !shown.contains(.loggedOut) && !lapseSaid {
+                // The session ran out during an outage and ccrelay wins it back by itself: not "log in
+                // again" (the user has nothing to do), said once in the keep-alive bubble; back online closes it.
+                lapseSaid = true
+                shown.insert(.keepAliveFailing)
+                effects.append(.post(.sessionLapsed))
             }
             set(.loggingIn, &effects)
         }
@@ -356,7 +360,8 @@ public struct Session: Sendable {
 
     /// After an accepted keep-alive or a login: close the failure alert.
     private mutating func recovered(_ effects: inout [SessionEffect]) {
-        if shown.contains(.keepAliveFailing) || recovering {
+        // Back online is said (and forwarded) where the trouble was: a silent recovery (a resume) says nothing.
+        if shown.contains(.keepAliveFailing) || shown.contains(.loggedOut) {
             effects.append(.post(.backOnline))
             if shown.contains(.keepAliveFailing) { effects.append(.close(.keepAliveFailing)) }
             if shown.contains(.loggedOut) { effects.append(.close(.loggedOut)) }
@@ -364,6 +369,7 @@ public struct Session: Sendable {
         failures = 0
         shown.remove(.keepAliveFailing)
         recovering = false
+        lapseSaid = false
         shown.remove(.loggedOut)
     }
 
