@@ -79,6 +79,17 @@ struct PrometheusTests {
         return queries
     }
 
+    @Test func metricsHasItsHelpAndSaysWhenNoDaemonRuns() throws {
+        let help = try run(DaemonRig.ccrelay, ["metrics", "--help"], environment: ["LANG": "C.UTF-8"])
+        #expect(help.status == 0 && help.standardOutput.hasPrefix("Usage: ccrelay metrics"), "\(help.standardOutput)")
+        #expect(try run(DaemonRig.ccrelay, ["metrics", "now"]).status == 2)
+        let bus = try PrivateBus()
+        var environment = bus.environment
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/ccrelay-no-system-bus"
+        let none = try run(DaemonRig.ccrelay, ["metrics"], environment: environment)
+        #expect(none.status == 3 && none.standardOutput.isEmpty && none.standardError.contains("not running"), "\(none.standardError)")
+    }
+
     @Test func theShippedRulesCheckAndPassTheirUnitTests() throws {
         let check = try PrometheusRig.promtool(["check", "rules", PrometheusRig.rules])
         #expect(check.status == 0 && check.standardOutput.contains("SUCCESS: 5 rules found"), "\(check.standardOutput)\(check.standardError)")
