@@ -52,10 +52,12 @@ final class MetricsPublisher {
             stateChanged = wallClock().rounded()
         }
         guard let textfile else { return }
-        // A keep-alive moves the deadline alone: until the counters are due, nothing is built or compared.
+        // A keep-alive moves the deadline alone (a Srun check the account's traffic):
+        // until the counters are due, nothing is built or compared.
         var steady = snapshot
         steady.deadline = nil
         steady.nextAttempt = nil
+        steady.account = snapshot.account.map(MetricsFacts.steady)
         if steady == lookedAt, !changedApart, !policy.countersDue(at: now) { return }
         lookedAt = steady
         changedApart = false

@@ -83,6 +83,19 @@ import Testing
         }
     }
 
+    @Test func theAccountsTrafficWaitsAsCountersDoAndANewDeviceDoesNot() {
+        var policy = MetricsWritePolicy()
+        var facts = MetricsTextTests.online
+        facts.account = AccountFacts(devices: 1, usedBytes: 10, usedSeconds: 5, remainBytes: 90, balance: 3)
+        policy.attempted(facts, at: Self.start, succeeded: true)
+        var used = facts
+        used.account = AccountFacts(devices: 1, usedBytes: 20, usedSeconds: 15, remainBytes: 80, balance: 2.5)
+        #expect(!policy.shouldWrite(used, at: Self.start + .seconds(10)), "a Srun check moves the traffic: it waits as counters do")
+        #expect(policy.shouldWrite(used, at: Self.start + .seconds(60)))
+        used.account?.devices = 2
+        #expect(policy.shouldWrite(used, at: Self.start + .seconds(10)), "a new device on the account is written at once")
+    }
+
     @Test func aFailedWriteIsTriedAgainAMinuteLaterNotAtEveryPublication() {
         var policy = MetricsWritePolicy()
         let facts = MetricsTextTests.online

@@ -66,13 +66,25 @@ public struct MetricsFacts: Sendable, Hashable {
         return name ?? "ccrelay"
     }
 
-    /// The same facts without what moves on its own — the drop counters and
-    /// the session's expiry, which every keep-alive pushes on: a change in
-    /// what is left is written at once, the rest at most once a minute.
+    /// The same facts without what moves on its own — the drop counters, the
+    /// session's expiry, which every keep-alive pushes on, and the account's
+    /// traffic, which every Srun check may: a change in what is left is
+    /// written at once, the rest at most once a minute.
     public var steady: MetricsFacts {
         var facts = self
         facts.drops = nil
         facts.sessionExpires = nil
+        facts.account = account.map(Self.steady)
         return facts
+    }
+
+    /// An account without the figures that move as it is used (its devices stay).
+    public static func steady(_ account: AccountFacts) -> AccountFacts {
+        var steady = account
+        steady.usedBytes = nil
+        steady.usedSeconds = nil
+        steady.remainBytes = nil
+        steady.balance = nil
+        return steady
     }
 }
