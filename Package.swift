@@ -56,7 +56,7 @@ let package = Package(
         // The daemon shell's rules without a process (its bus face on a private bus).
         .testTarget(
             name: "DaemonShellTests",
-            dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "AlertJournal", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "TestSupport"]),
+            dependencies: ["DaemonShell", "CCProtocol", "CurlTransport", "CCRelayCore", "AlertJournal", "DesktopServices", "DBus", "DBusAsync", "EventLoop", "FileAccess", "TestSupport"]),
         .testTarget(name: "SrunProtocolTests", dependencies: ["SrunProtocol", "SrunCodec", "CCRelayCore", "CurlTransport", "EventLoop", "TestSupport"]),
         .testTarget(name: "DBusTests", dependencies: ["DBus", "DBusAsync", "DispatchLoop", "TestSupport"]),
         .testTarget(name: "CCRelayCoreTests", dependencies: ["CCRelayCore"]),

@@ -3,9 +3,12 @@ of its own; each daemon (fresh state, so a fresh login) warmed up, then
 counted by `perf stat` for some intervals; the C floor (bench/floor.c) the
 same way; then curl + sleep for as many keep-alives, counted by the rusage of
 its reaped children. A binary is a build folder holding `ccrelay`, or the
-floor program itself. Then a Srun row: `ccsim --protocol srun`, each ccrelay
-checking `rad_user_info` every 10 s (its shortest poll) on one kept
-connection, per check, next to curl + sleep doing the same check."""
+floor program itself; a build folder followed by `#metrics` runs with
+`[metrics] textfile` on (issue 36: the file is written when a snapshot is
+published, at most once a minute for the session's expiry alone). Then a
+Srun row: `ccsim --protocol srun`, each ccrelay checking `rad_user_info`
+every 10 s (its shortest poll) on one kept connection, per check, next to
+curl + sleep doing the same check."""
 import json, os, resource, signal, subprocess, sys, time, urllib.request
 
 directory, ccsim, extra = sys.argv[1], sys.argv[2], int(sys.argv[3])
@@ -56,14 +59,18 @@ def start_daemon(binary, url, srun=False):
         os.makedirs(state)
         return subprocess.Popen([binary, url, f"{directory}/ca.pem", f"{directory}/client.pem", f"{directory}/client.key", state],
                                 env=environment, stderr=log)
+    metrics = binary.endswith("#metrics")
+    binary = binary.removesuffix("#metrics")
     config = f"{directory}/idle.conf"
+    os.makedirs(f"{directory}/textfiles", exist_ok=True)
+    textfile = f"[metrics]\ntextfile = {directory}/textfiles/ccrelay.prom\n" if metrics else ""
     if srun:
         with open(f"{directory}/srun-password", "w") as f:
             f.write("bench-pw\n")
         os.chmod(f"{directory}/srun-password", 0o600)
         with open(config, "w") as f:
             f.write(f"[server]\nprotocol = srun\nurl = {url}\n[auth]\nuser = 2024000001\npassword-file = {directory}/srun-password\n"
-                    "[srun]\npoll = 10\n[keepalive]\nlogout-on-exit = false\n[probe]\nmode = off\n")
+                    "[srun]\npoll = 10\n[keepalive]\nlogout-on-exit = false\n[probe]\nmode = off\n" + textfile)
         os.chmod(config, 0o600)
         return subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
     with open(config, "w") as f:
@@ -71,7 +78,7 @@ def start_daemon(binary, url, srun=False):
                 f"key = {directory}/client.key\n[keepalive]\nlogout-on-exit = false\n"
                 # The outside check runs at the login, a minute later when it failed (this machine has no
                 # internet) and every 20 minutes: not per keep-alive, so not what is measured here.
-                "[probe]\nmode = off\n")
+                "[probe]\nmode = off\n" + textfile)
     os.chmod(config, 0o600)
     return subprocess.Popen([f"{binary}/ccrelay", "daemon", "--config", config], env=environment, stderr=log)
 

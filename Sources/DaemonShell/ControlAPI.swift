@@ -29,11 +29,22 @@ protocol ControlTarget: AnyObject {
     func quit()
     /// This program's version, for `GetStatus`.
     var version: String { get }
+    /// `GetStatus`' `metrics` entry for `snapshot` at `now` (nil: none).
+    func metricsStatus(of snapshot: DaemonSnapshot, at now: Instant) -> MetricsStatus?
 }
 
 extension ControlTarget {
     /// The status bubble alone.
     func showStatus() { showStatus(setupCommand: false) }
+
+    func metricsStatus(of snapshot: DaemonSnapshot, at now: Instant) -> MetricsStatus? { nil }
+
+    /// What `GetStatus` answers for `snapshot`, read at `now` (`wallClock` the same moment's wall time).
+    func status(of snapshot: DaemonSnapshot, at now: Instant, wallClock: Double) -> DaemonStatus {
+        var status = DaemonStatus(snapshot, version: version, at: now, wallClock: wallClock)
+        status.metrics = metricsStatus(of: snapshot, at: now)
+        return status
+    }
 }
 
 /// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/design.md):

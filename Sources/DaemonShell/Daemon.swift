@@ -43,6 +43,8 @@ public final class Daemon {
     /// The journal, badge, seen notices and saved session, kept usable through disk trouble.
     private let journalKeeper: JournalKeeper
     private var store: AlertStore? { journalKeeper.usable() }
+    /// The metrics: `GetStatus`' `metrics` entry and the `[metrics] textfile`.
+    let metrics: MetricsPublisher
     /// Sends the selected alerts to the `[relay]` targets; nil when none are configured.
     private var forwarder: AlertForwarder?
     private var timers: [DaemonTimer: any LoopTimer] = [:]
@@ -115,6 +117,9 @@ public final class Daemon {
         self.desktop = desktop
         makeSystemWatch = systemWatch
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) }, wallClock: { [loop] in loop.wallClock })
+        metrics = MetricsPublisher(
+            textfile: reading.usable?.metricsTextfile, instance: MetricsFacts.instance(system: isSystemService, name: instance),
+            version: version, store: { [journalKeeper] in journalKeeper.usable() }, wallClock: { [loop] in loop.wallClock }, log: log)
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
             localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
@@ -186,7 +191,9 @@ public final class Daemon {
         handle(.stop)
         // After the stop is handled (asked from an effect, it waits in the mailbox), so after its logout:
         // requests run in order.
-        whenQuiet { [client] in
+        whenQuiet { [client, metrics] in
+            // The stopped daemon publishes nothing more: its series go.
+            metrics.stopped()
             guard let client else { return done() }
             client.dropConnection { done() }
         }
@@ -297,6 +304,7 @@ public final class Daemon {
                 guard let facts = try? CredentialFiles.inspect(
                     certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword)
                 else { return }
+                self?.metrics.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry)
                 self?.handle(.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry))
             })
         }
@@ -321,6 +329,7 @@ public final class Daemon {
             guard let executable, access(executable, X_OK) == 0 else { return }
             return handle(.programReplaced)
         }
+        metrics.credentialFileChanged(core.configuration)
         handle(.credentialFileChanged(path: path))
     }
 
@@ -375,6 +384,7 @@ public final class Daemon {
             entry.at = loop.wallClock
             do {
                 try store.recordTimeline(entry)
+                metrics.recorded(entry)
             } catch {
                 journalKeeper.failed(error, doing: "record the timeline")
             }
@@ -382,6 +392,7 @@ public final class Daemon {
             snapshot = published
             publications += 1
             desktop.publish(published)
+            metrics.published(published, at: now())
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)
         case .releaseSleepLock: systemWatch?.releaseSleepLock()
@@ -564,7 +575,9 @@ public final class Daemon {
 
 extension Daemon: ControlTarget {
     /// What `GetStatus` answers now: the last published snapshot.
-    func status() -> DaemonStatus { DaemonStatus(snapshot, version: version, at: now(), wallClock: loop.wallClock) }
+    func status() -> DaemonStatus { status(of: snapshot, at: now(), wallClock: loop.wallClock) }
+
+    func metricsStatus(of snapshot: DaemonSnapshot, at now: Instant) -> MetricsStatus? { metrics.status(of: snapshot, at: now) }
 
     func clearBadge() throws(DBusError) -> UInt32 {
         let cleared = try journalKeeper.acknowledgeAll()

@@ -101,7 +101,7 @@ final class SessionBusFace: DesktopFace {
     /// `GetStatus` now: the last snapshot, its times read at this moment.
     private func status() -> DaemonStatus? {
         guard let target else { return nil }
-        return DaemonStatus(snapshot, version: target.version, at: Instant(sinceBoot: loop.now), wallClock: loop.wallClock)
+        return target.status(of: snapshot, at: Instant(sinceBoot: loop.now), wallClock: loop.wallClock)
     }
 
     /// Emits `PropertiesChanged` for the named control properties.

@@ -67,7 +67,7 @@ final class SystemBusFace: DesktopFace {
 
     private func status() -> DaemonStatus? {
         guard let target else { return nil }
-        return DaemonStatus(snapshot, version: target.version, at: Instant(sinceBoot: loop.now), wallClock: loop.wallClock)
+        return target.status(of: snapshot, at: Instant(sinceBoot: loop.now), wallClock: loop.wallClock)
     }
 
     func post(_ alert: Alert) {

@@ -52,6 +52,8 @@ public struct DaemonStatus: Sendable, Hashable {
     public var version: String
     /// Each `[relay]` target's queue and last delivery (none when forwarding is off).
     public var relays: [ForwardingSummary]
+    /// What the metrics need beyond the above (`metrics`; nil from a daemon without it).
+    public var metrics: MetricsStatus?
     /// What the portal says of the account (a Srun portal; nil when it says nothing).
     public var account: AccountFacts?
     /// The login protocol: `cc1` or `srun`.
@@ -90,6 +92,7 @@ public struct DaemonStatus: Sendable, Hashable {
         entries["outside6"] = Variant(outside6)
         if let outsideChecked { entries["outside_checked"] = Variant(outsideChecked) }
         if !relays.isEmpty { entries["relay"] = Variant(relays.map(\.dictionary)) }
+        if let metrics { entries["metrics"] = Variant(metrics.dictionary) }
         if let account { entries["account"] = Variant(account.dictionary) }
         entries["protocol"] = Variant(serverProtocol)
         return entries
@@ -114,6 +117,7 @@ public struct DaemonStatus: Sendable, Hashable {
         outsideChecked = dictionary["outside_checked"]?.get(Double.self)
         version = dictionary["version"]?.get(String.self) ?? ""
         relays = (dictionary["relay"]?.get([[String: Variant]].self) ?? []).prefix(16).map(ForwardingSummary.init(dictionary:))
+        metrics = dictionary["metrics"]?.get([String: Variant].self).map(MetricsStatus.init(dictionary:))
         account = dictionary["account"]?.get([String: Variant].self).map(AccountFacts.init(dictionary:))
         serverProtocol = String((dictionary["protocol"]?.get(String.self) ?? "cc1").prefix(8))
     }

@@ -25,7 +25,7 @@ struct Subcommand: Sendable {
 enum CLI {
     static let subcommands: [Subcommand] = [
         DaemonCommand.command, SetupCommand.command, StatusCommand.command, ShowCommand.command, BadgeCommand.command, HistoryCommand.command,
-        TimelineCommand.command,
+        TimelineCommand.command, MetricsCommand.command,
         LoginCommand.command, LogoutCommand.command, NotifyTestCommand.command, ConfigCommand.command, RelayCommand.command,
         DoctorCommand.command, CompletionsCommand.command, DemoCommand.command,
     ]

@@ -103,6 +103,7 @@ enum StatusCommand {
         }
         if let account = status.account { row(localize("account"), describeAccount(account)) }
         for relay in status.relays { row(localize("forwarding"), describeRelay(relay)) }
+        if let problem = status.metrics?.problem, !problem.isEmpty { row(localize("metrics"), Style.red(Output.printable(problem))) }
         return lines.joined(separator: "\n")
     }
 

@@ -87,7 +87,7 @@ import Testing
         // Entry tags stand at the section indent (7 spaces); descriptions deeper.
         let tags = lines[(start + 1)..<end].filter { $0.hasPrefix("       ") && !$0.hasPrefix("        ") }
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.hasPrefix("Every command") }
-        let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "relay", "timeline", "doctor", "completions", "demo"]
+        let commands = ["daemon", "setup", "status", "show", "badge", "history", "login", "logout", "notify-test", "config", "relay", "timeline", "metrics", "doctor", "completions", "demo"]
         #expect(Set(tags.compactMap { $0.split(separator: " ").first.map(String.init) }) == Set(commands), "\(tags)")
         for tag in ["daemon [--config PATH] [--autostart]", "history [--limit N] [--kind KIND] [--json]", "login [--wait SECONDS]",
                     "notify-test [KIND...] [--wait SECONDS] [--json]", "config check [--config PATH] | config path"] {
@@ -130,7 +130,8 @@ import Testing
         for file in ["bin/ccrelay", "bin/ccsim", "libexec/ccrelay/ccrelay-daemon", "libexec/ccrelay/ccrelay-demo",
                      "share/locale/zh_CN/LC_MESSAGES/ccrelay.mo", "lib/systemd/user/ccrelay.service",
                      "share/dbus-1/services/io.github.ccrelay.CCRelay.service", "share/man/man1/ccrelay.1.gz",
-                     "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg"] {
+                     "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg",
+                     "share/doc/ccrelay/examples/ccrelay.rules.yml", "share/doc/ccrelay/examples/ccrelay-dashboard.json"] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)")
         }
         // PNG icons beside the SVG, each of its size (the PNG header's IHDR says).

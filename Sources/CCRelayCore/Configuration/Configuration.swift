@@ -48,6 +48,8 @@ public struct Configuration: Sendable, Hashable {
     public var quietCritical = false
     /// The CA bundle for relay targets with a campus CA (`[relay] ca-file`); the system's by default.
     public var relayCAFile: String?
+    /// Where the metrics go for the node exporter's textfile collector (`[metrics] textfile`); nil: nowhere.
+    public var metricsTextfile: String?
     /// The password of a PKCS#12 `[auth] certificate`: never in the file,
     /// it comes from the keyring (`ccrelay setup` stores it); never logged.
     public var bundlePassword: String?
@@ -189,6 +191,7 @@ public enum ConfigurationParser {
         "relay": RelayTarget.Service.keyed.map(\.rawValue) + ["forward", "kinds", "ca-file"],
         "probe": ["mode", "urls"],
         "alerts": ["quiet", "quiet-critical"],
+        "metrics": ["textfile"],
         "srun": SrunSettings.keys,
     ]
 
@@ -321,6 +324,10 @@ public enum ConfigurationParser {
                 }
             }
             c.probeURLs = urls
+        case ("metrics", "textfile"):
+            let made = path() ?? value
+            if let problem = MetricsTextfile.problem(made) { return problem }
+            c.metricsTextfile = made
         case ("location", "source"):
             guard let source = Configuration.LocationSource(rawValue: value) else {
                 return "source must be auto, geoclue or portal, got '\(value)'"
