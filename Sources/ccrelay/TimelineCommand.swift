@@ -57,21 +57,37 @@ enum TimelineCommand {
             let what = entry.subject == .outside ? localize("outside") + " " : ""
             Output.out("\(TimeText.local(entry.at))  \(what)\(Output.printable(entry.from)) → \(Output.printable(entry.to))  \(Output.printable(entry.cause))")
         }
-        Output.out(describe(summary, window: sinceText))
+        Output.out(describe(summary, window: sinceText, seconds: window))
         return ExitStatus.ok
     }
 
-    /// "online 97.2 % of the last 7d; 5 drops: 3 the server ended the session (kicked), …".
-    static func describe(_ summary: TimelineSummary, window: String) -> String {
+    /// "online 97.2 % of the last 7d; 5 drops: 3 the server ended the session (kicked), …"; of the
+    /// time on record when the records are younger than the window `window` (`seconds` long):
+    /// "online 70.0 % of the 43 s on record in the last 7d".
+    static func describe(_ summary: TimelineSummary, window: String, seconds: Double) -> String {
         guard let share = summary.onlineShare else { return fill(localize("nothing recorded in the last %s"), window) }
-        let percent = String(Double(Int(share * 1000)) / 10)
-        var line = fill(localize("online %s of the last %s"), percent + " %", window)
+        let percent = String(Double(Int(share * 1000)) / 10) + " %"
+        // A minute's slack: the records of a window that opened as the daemon started cover all of it.
+        var line = summary.recorded + 60 < seconds
+            ? fill(localize("online %s of the %s on record in the last %s"), percent, span(summary.recorded), window)
+            : fill(localize("online %s of the last %s"), percent, window)
         let total = summary.drops.reduce(0) { $0 + $1.count }
         if total > 0 {
             line += "; " + Localization.localizer.plural("%s drop", "%s drops", count: total) + ": "
                 + summary.drops.map { "\($0.count) \(Output.printable($0.cause))" }.joined(separator: ", ")
         }
         return line
+    }
+
+    /// A span of recorded time in the unit that reads best: 43 s, 25 min, 5 h, 3 d.
+    static func span(_ seconds: Double) -> String {
+        let whole = Int64(seconds.rounded(.down))
+        switch whole {
+        case ..<120: return fill(localize("%s s"), "\(max(0, whole))")
+        case ..<(2 * 3600): return fill(localize("%s min"), "\(whole / 60)")
+        case ..<(2 * 86_400): return fill(localize("%s h"), "\(whole / 3600)")
+        default: return fill(localize("%s d"), "\(whole / 86_400)")
+        }
     }
 
     /// A duration such as 30m, 12h or 7d, in seconds (at most a year).
@@ -87,7 +103,7 @@ enum TimelineCommand {
         var summary: TimelineSummary
         enum Keys: String, CodingKey { case entries, summary }
         enum EntryKeys: String, CodingKey { case at, subject, from, to, cause }
-        enum SummaryKeys: String, CodingKey { case onlineShare = "online_share", drops }
+        enum SummaryKeys: String, CodingKey { case onlineShare = "online_share", recordedSeconds = "recorded_seconds", drops }
         enum DropKeys: String, CodingKey { case cause, count }
 
         func encode(to encoder: Encoder) throws {
@@ -103,6 +119,7 @@ enum TimelineCommand {
             }
             var summaryContainer = container.nestedContainer(keyedBy: SummaryKeys.self, forKey: .summary)
             try summaryContainer.encode(summary.onlineShare, forKey: .onlineShare)
+            try summaryContainer.encode(summary.recorded.rounded(), forKey: .recordedSeconds)
             var drops = summaryContainer.nestedUnkeyedContainer(forKey: .drops)
             for drop in summary.drops {
                 var item = drops.nestedContainer(keyedBy: DropKeys.self)

@@ -31,6 +31,12 @@ import Testing
         let evening = TimelineSummary(day, since: 19 * hour, now: 24 * hour)
         #expect(abs((evening.onlineShare ?? 0) - 3.0 / 5.0) < 1e-9)
         #expect(TimelineSummary([], since: 0, now: 10).onlineShare == nil)
+        #expect(summary.recorded == 24 * hour && evening.recorded == 5 * hour, "the whole window is on record")
+        // Records younger than the window: the share is of the 43 s they tell, and says so.
+        let young = TimelineSummary([Self.entry(7 * 86_400 - 43, .offline, .loggingIn, "the daemon started"),
+                                     Self.entry(7 * 86_400 - 30, .loggingIn, .online, "login: granted")],
+                                    since: 0, now: 7 * 86_400)
+        #expect(young.recorded == 43 && abs((young.onlineShare ?? 0) - 30.0 / 43.0) < 1e-9)
     }
 
     @Test func eachStateChangeIsRecordedWithWhatCausedIt() {

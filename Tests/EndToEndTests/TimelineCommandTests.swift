@@ -21,9 +21,12 @@ import Testing
         let drops = (summary?["drops"] as? [[String: Any]]) ?? []
         #expect(drops.first?["cause"] as? String == "the server ended the session (kicked)" && drops.first?["count"] as? Int == 1, "\(drops)")
         #expect(((summary?["online_share"] as? Double) ?? 0) > 0)
+        let recorded = (summary?["recorded_seconds"] as? Double) ?? -1
+        #expect(recorded >= 0 && recorded < 600, "the daemon of this test has run for seconds: \(recorded)")
         let human = try rig.cli(["timeline"]).standardOutput
         #expect(human.contains("online → logged-out  the server ended the session (kicked)") && human.contains("1 drop: 1 the server ended"),
                 "\(human)")
+        #expect(human.contains(" s on record in the last 7d"), "a share of the seconds on record, not of a week: \(human)")
         #expect(try rig.cli(["timeline", "--since", "forever"]).status == 2)
     }
 }

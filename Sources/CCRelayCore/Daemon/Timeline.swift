@@ -76,6 +76,9 @@ public struct TimelineSummary: Sendable, Hashable {
 
     /// The share of the window spent `online`, 0…1 (nil: nothing known of it).
     public var onlineShare: Double?
+    /// How much of the window the entries tell, in seconds: the share is of
+    /// this, which is less than the window while the records are younger.
+    public var recorded: Double
     /// Each drop out of `online`, by its cause, most frequent first.
     public var drops: [Drops]
 
@@ -104,6 +107,7 @@ public struct TimelineSummary: Sendable, Hashable {
             if current == DaemonState.online.rawValue { online += now - from }
         }
         onlineShare = known > 0 ? online / known : nil
+        recorded = known
         drops = counts.map { Drops(cause: $0.key, count: $0.value) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.cause < $1.cause }
     }
