@@ -122,7 +122,8 @@ public final class Daemon {
             version: version, store: { [journalKeeper] in journalKeeper.usable() }, wallClock: { [loop] in loop.wallClock }, log: log)
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
-            localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
+            badge: (try? journalKeeper.store?.badge()) ?? BadgeState(count: 0, urgent: false), localizer: Localization.localizer,
+            commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
         device = DaemonProcess.deviceName
         quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"

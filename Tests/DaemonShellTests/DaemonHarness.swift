@@ -242,9 +242,12 @@ final class RecordingDesktop: DesktopFace {
     private(set) var badges: [BadgeState] = []
     private(set) var announced: [ControlProperty] = []
     private(set) var target: ControlTarget?
+    /// What the face was to show before the first publication (what an activating `GetStatus` is answered with).
+    private(set) var shownAtStart: DaemonSnapshot?
 
     func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
         self.target = target
+        shownAtStart = initial
         done(nil)
     }
 

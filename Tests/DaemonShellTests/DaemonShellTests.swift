@@ -233,6 +233,18 @@ import TestSupport
         #expect(rig.daemon.status().state == "online")
     }
 
+    /// Issue 33.7: the `ccrelay status` that activated the daemon said badge 0, and the real count a second later.
+    @Test func theFirstSnapshotCountsTheJournalsUnreadAlerts() throws {
+        let rig = try DaemonHarness { folder in
+            let store = try AlertStore(path: folder + "/alerts.db", log: { _ in })
+            try store.record(Alert(kind: .loggedOut, title: "Logged out", body: "before the restart", urgency: .critical))
+            try store.record(Alert(kind: .notice, title: "Notice", body: "maintenance", urgency: .normal))
+        }
+        let first = try #require(rig.desktop.shownAtStart)
+        #expect(first.badge == BadgeState(count: 2, urgent: true), "what an activating GetStatus is answered with: \(first.badge)")
+        #expect(rig.desktop.published.first?.badge == first.badge)
+    }
+
     @Test func clickingABubbleAcknowledgesItsKindAndLowersTheBadge() throws {
         let rig = try DaemonHarness(config: "[keepalive]\nwarn-before = 100")
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180, notices: [

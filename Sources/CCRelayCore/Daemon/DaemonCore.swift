@@ -65,10 +65,13 @@ public struct DaemonCore: Sendable {
     private var unreadBodies: [AlertKind: Set<String>] = [:]
 
     /// A daemon for the configuration file at `path` as `reading` found it;
-    /// `noticesSeen`: the ids of campus notices shown ever.
-    public init(reading: ConfigurationReading, path: String, noticesSeen: Set<String> = [], localizer: Localizer,
-                commands: UserCommands = .desktop) {
+    /// `noticesSeen`: the ids of campus notices shown ever; `badge`: the journal's
+    /// unread alerts, so that the first snapshot (the answer to the `GetStatus`
+    /// that activated the daemon) counts them.
+    public init(reading: ConfigurationReading, path: String, noticesSeen: Set<String> = [],
+                badge: BadgeState = BadgeState(count: 0, urgent: false), localizer: Localizer, commands: UserCommands = .desktop) {
         self.commands = commands
+        self.badge = badge
         configuration = reading.usable
         configurationPath = path
         self.localizer = localizer
