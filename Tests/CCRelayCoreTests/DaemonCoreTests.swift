@@ -290,6 +290,30 @@ struct CoreRig {
         #expect(rig.count(.restart) == 1)
     }
 
+    /// Issue 33.7: "last error … HTTP 503" stayed in the status an hour after the session was fine again.
+    @Test func aKeepAliveThatGoesThroughEndsTheLastErrorButNotTheFilesProblem() {
+        var rig = CoreRig()
+        rig.start()
+        rig.loggedIn()
+        rig.advance(.seconds(60))
+        rig.send(.keepAliveAnswered(KeepAliveResult(
+            problem: ProblemReport(code: .serverError, sentence: "the server answered HTTP 503"), droppedNotices: 0,
+            locationRejected: nil, answer: .transientFailure("503"))))
+        #expect(rig.publications.last?.problem?.code == .serverError, "said while the retry is pending")
+        rig.advance(rig.core.session.nextAttempt(at: rig.now) ?? .seconds(1))
+        rig.send(.keepAliveAnswered(KeepAliveResult(problem: nil, droppedNotices: 0, locationRejected: nil,
+                                                    answer: .accepted(interval: nil, timeout: nil, notices: []))))
+        #expect(rig.core.state == .online && rig.publications.last?.problem == nil, "\(String(describing: rig.publications.last?.problem))")
+        // An edited file that cannot be used is the file's problem: the session going on does not end it.
+        rig.send(.configurationChanged(ConfigurationReading(
+            usable: nil, problems: [ConfigurationIssue(file: CoreRig.path, line: 2, message: "unknown key 'intervall'")],
+            exists: true, credentialFiles: [])))
+        rig.advance(.seconds(60))
+        rig.send(.keepAliveAnswered(KeepAliveResult(problem: nil, droppedNotices: 0, locationRejected: nil,
+                                                    answer: .accepted(interval: nil, timeout: nil, notices: []))))
+        #expect(rig.publications.last?.problem?.code == .configurationUnusable)
+    }
+
     @Test func eachChangeIsPublishedOnceWithTheJournalsBadge() {
         var rig = CoreRig()
         rig.start()

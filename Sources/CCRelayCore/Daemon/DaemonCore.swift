@@ -147,6 +147,7 @@ public struct DaemonCore: Sendable {
             exchangeEnded(now, &effects)
         case .loginAnswered(let result): loginAnswered(result, now, &effects)
         case .keepAliveAnswered(let result):
+            if case .accepted = result.answer { wentThrough() }
             note(result.problem, droppedNotices: result.droppedNotices, &effects)
             noteAccount(result.account, now, &effects)
             if let rejected = result.locationRejected { apply(location.keepAliveAnswered(rejected: rejected), now, &effects) }
@@ -366,6 +367,7 @@ public struct DaemonCore: Sendable {
 
     private mutating func loginAnswered(_ result: LoginResult, _ now: Instant, _ effects: inout [DaemonEffect]) {
         if let grant = result.grant {
+            wentThrough()
             token = grant.token
             ip = grant.ip
             apply(location.serverAsks(grant.location), now, &effects)
@@ -399,6 +401,11 @@ public struct DaemonCore: Sendable {
         let fresh = facts.newDevices(since: known)
         knownDevices = known + fresh
         post(fresh.map { .newDevice(kind: $0.kind, address: $0.address) }, now, &effects)
+    }
+
+    /// The server let the session on: the problem of the episode before is no longer the status' "last error".
+    private mutating func wentThrough() {
+        if let code = problem?.code, !DaemonRules.problemsASessionOutlives.contains(code) { problem = nil }
     }
 
     /// What every exchange leaves behind: its problem (for the status) and dropped notices.

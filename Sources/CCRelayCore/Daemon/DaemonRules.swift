@@ -4,6 +4,13 @@ public enum DaemonRules {
     /// The refusals a changed certificate, key or CA file may cure.
     public static let credentialProblemCodes: Set<ProblemCode> = [.certificateRefused, .certificateUnusable, .certificateExpired]
 
+    /// The problems a login or keep-alive that goes through leaves said: they
+    /// are the configuration file's, not the session's (an edited file that
+    /// cannot be used while the old one keeps the session). Any other problem
+    /// ends when the server lets the session on (issue 33.7: "last error … HTTP
+    /// 503" shown an hour later while online).
+    public static let problemsASessionOutlives: Set<ProblemCode> = [.configurationUnusable, .unconfigured]
+
     /// After the server or the file check refused the certificate, the
     /// user replaced a credential file: log in again at once (only then: a
     /// file changing while online, or after another problem, changes nothing).
