@@ -81,7 +81,9 @@ enum HistoryCommand {
         let mark = entry.acknowledged ? " " : Style.bold("*")
         let kind = CLI.padded(entry.kind.rawValue, 20)
         let painted = entry.urgency == .critical ? Style.red(kind) : kind
-        let body = entry.body.split(separator: "\n").first.map { " — " + Output.printable(String($0)) } ?? ""
+        // Every line of the body on the one line (the server's own sentence is the last of a logout's).
+        let lines = entry.body.split(separator: "\n").filter { $0.contains { !$0.isWhitespace } }
+        let body = lines.isEmpty ? "" : " — " + Output.printable(lines.joined(separator: " "))
         let forwarded =
             entry.forwardWaiting > 0 ? Style.yellow(" → …")
             : entry.forwarded > 0 ? Style.dim(" → \(entry.forwarded)" + (entry.forwardedInDigest > 0 ? " " + fill(localize("(%s in a digest)"), "\(entry.forwardedInDigest)") : ""))
