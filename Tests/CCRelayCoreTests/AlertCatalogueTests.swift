@@ -49,6 +49,15 @@ import Testing
         #expect(Urgency(noticeText: "bogus") == .normal)
     }
 
+    /// Issue 33.7: the bubble listed six endpoints' answers; they are doctor's and the timeline's.
+    @Test func noOutsideAccessSaysWhatToDoInAFewWords() {
+        for portal in [true, false] {
+            let alert = AlertCatalogue.alert(for: .noOutsideAccess(portal: portal), localize: Self.english)
+            #expect(!alert.body.contains("IPv4") && !alert.body.contains("HTTP") && alert.body.contains("ccrelay doctor"), "\(alert.body)")
+            #expect(alert.body.split(separator: " ").count <= 45, "\(alert.body)")
+        }
+    }
+
     @Test func numbersAreFilledIntoTheText() {
         let failing = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: 17), localize: Self.english)
         #expect(failing.body.contains(" 17 seconds"))

@@ -28,7 +28,7 @@ public enum AlertSubject: Sendable, Hashable {
     case changedConfigurationUnusable(problems: [String])
     /// Logged in, but two checks in a row found no way out: `portal` when a
     /// page or redirect answered; `detail`, each endpoint's answer.
-    case noOutsideAccess(portal: Bool, detail: String)
+    case noOutsideAccess(portal: Bool)
     /// What the daemon is doing, shown when CC Relay is launched.
     case status(StatusSummary)
 
@@ -226,16 +226,17 @@ public enum AlertCatalogue {
                     problems.prefix(3).joined(separator: "\n")),
                 urgency: .normal,
                 actions: [openAction, AlertAction(key: AlertAction.setUpKey, label: localize("Set up…"))])
-        case .noOutsideAccess(let portal, let detail):
+        case .noOutsideAccess(let portal):
             let why =
                 portal
-                ? localize("A login page answers in place of the outside: open a web page in the browser and log in there.")
+                ? localize("A login page answers instead: open any web page in the browser and log in there.")
                 : localize("The campus network is limiting traffic, or the way out is down.")
             return Alert(
                 kind: .noOutsideAccess, title: localize("Logged in, but no outside access"),
+                // What each endpoint answered is for ccrelay doctor and the timeline, not the bubble (issue 33.7).
                 body: fill(
-                    localize("The campus server says you are online, but traffic does not get out. %s ccrelay keeps the session and checks again. (%s)"),
-                    why, detail),
+                    localize("The campus server says you are online, but traffic does not get out. %s ccrelay keeps the session and checks again (details: ccrelay doctor)."),
+                    why),
                 urgency: .normal, actions: [openAction])
         case .status(let summary):
             return statusAlert(summary, localize: localize)
@@ -372,7 +373,7 @@ public enum AlertCatalogue {
         .backOnline,
         .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
         .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
-        .noOutsideAccess(portal: true, detail: "IPv4 connect.rom.miui.com: redirect (HTTP 302)"),
+        .noOutsideAccess(portal: true),
         .newDevice(kind: "Android", address: "10.20.x.x"),
         .status(StatusSummary(state: .online, ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
     ]

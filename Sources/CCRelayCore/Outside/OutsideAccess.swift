@@ -180,7 +180,7 @@ public struct OutsideAccess: Sendable {
             failedInARow += 1
             if failedInARow >= 2 && !alerted {
                 alerted = true
-                effects.append(.post(.noOutsideAccess(portal: ipv4 == .portal || ipv6 == .portal, detail: answers.joined(separator: "; "))))
+                effects.append(.post(.noOutsideAccess(portal: ipv4 == .portal || ipv6 == .portal)))
             }
             effects.append(.arm(now + (failedInARow < 2 ? Self.confirmAfter : Self.fallback)))
         }
