@@ -58,6 +58,20 @@ import Testing
         }
     }
 
+    /// Issue 33.7: the first bubble a new user sees said "not set up, run ccrelay setup" twice in 90 words.
+    @Test func theFirstBubbleOfAFreshInstallSaysItOnce() {
+        let sentence = "Not set up: run ccrelay setup (it asks for the server and your certificate and tries a login). "
+            + "Or write ~/.config/ccrelay/ccrelay.conf; the daemon starts the moment it is usable."
+        let alert = AlertCatalogue.alert(
+            for: .status(StatusSummary(state: .unconfigured, ip: "", remaining: nil, unread: 0, problem: sentence)), localize: Self.english)
+        #expect(alert.body.components(separatedBy: "ccrelay setup").count == 2, "\(alert.body)")
+        #expect(alert.body.split(separator: " ").count <= 20, "\(alert.body)")
+        let kicked = AlertCatalogue.alert(
+            for: .status(StatusSummary(state: .loggedOut, ip: "", remaining: nil, unread: 0, problem: "The server ended the session.")),
+            localize: Self.english)
+        #expect(kicked.body.contains("The server ended the session."), "other states keep their problem: \(kicked.body)")
+    }
+
     @Test func numbersAreFilledIntoTheText() {
         let failing = AlertCatalogue.alert(for: .keepAliveFailing(remainingSeconds: 17), localize: Self.english)
         #expect(failing.body.contains(" 17 seconds"))

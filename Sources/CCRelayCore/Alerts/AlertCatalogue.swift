@@ -344,7 +344,9 @@ public enum AlertCatalogue {
             lines.append(localize("Not logged in."))
             actions.append(AlertAction(key: AlertAction.loginKey, label: localize("Log in")))
         }
-        if !summary.problem.isEmpty && summary.state != .online { lines.append(summary.problem) }
+        // Not set up, the line above says what to do; the problem's longer sentence (ccrelay status prints it)
+        // said it again in the first bubble a new user sees (issue 33.7).
+        if !summary.problem.isEmpty && summary.state != .online && summary.state != .unconfigured { lines.append(summary.problem) }
         if summary.setupCommand {
             lines.append(summary.state == .unconfigured
                 ? localize("No terminal could be opened: run ccrelay setup in one.")
