@@ -171,7 +171,9 @@ import Testing
 
     @Test(arguments: [SIGTERM, SIGKILL])
     func aRestartCarriesOnWithTheSessionWithoutANewLogin(_ signal: Int32) async throws {
-        let rig = try await DaemonRig()
+        // A 30 s session: the restart must come before its end, and on a loaded 2-core machine
+        // starting the daemon again took longer than the usual 8 s.
+        let rig = try await DaemonRig(simulator: ["--interval", "2", "--timeout", "30"])
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 2 }, "\(rig.log)")
         kill(rig.daemon.pid, signal)
         _ = rig.daemon.wait()
