@@ -43,7 +43,7 @@ enum LoginCommand {
         flags: ["save-password", "password-stdin"], valued: ["user", "wait"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("login", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("login", parsed.positionals[0]) }
         guard parsed.has("save-password") else {
             guard parsed.values["user"] == nil, !parsed.has("password-stdin") else {
                 return usageError("login", "--user and --password-stdin go with --save-password")
