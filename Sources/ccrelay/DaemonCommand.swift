@@ -75,7 +75,7 @@ enum DaemonCommand {
         guard parsed.positionals.isEmpty else { return unexpectedArgument("daemon", parsed.positionals[0]) }
         if CLI.systemService {
             // The system service (ccrelay.service): /etc/ccrelay, /var/lib/ccrelay, the system bus.
-            guard !parsed.has("autostart") else { return usageError("daemon", "--autostart is for a desktop session, not --system") }
+            guard !parsed.has("autostart") else { return usageError("daemon", localize("--autostart is for a desktop session, not --system")) }
             return execHelper(
                 "ccrelay-daemon",
                 ["--system"] + (CLI.instance.map { ["--instance", $0] } ?? [])

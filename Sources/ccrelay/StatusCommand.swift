@@ -96,7 +96,7 @@ enum StatusCommand {
             row(localize("outside"), describeOutside(status))
         }
         if !status.lastError.isEmpty {
-            row(localize("last error"), Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
+            row(localize("last error"), lastError(status) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
         }
         if let next = status.nextAttempt, status.state != DaemonState.online.rawValue {
             row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
@@ -157,8 +157,13 @@ enum StatusCommand {
     static func line(_ status: DaemonStatus) -> String {
         var parts = [paintState(status.state), fill(localize("badge %s"), "\(status.badge)")]
         if let remaining = status.remaining { parts.append(fill(localize("%s left"), duration(remaining))) }
-        if !status.lastError.isEmpty && status.state != DaemonState.online.rawValue { parts.append(Output.printable(status.lastError)) }
+        if !status.lastError.isEmpty && status.state != DaemonState.online.rawValue { parts.append(lastError(status)) }
         return Style.dim(TimeText.clock()) + "  " + parts.joined(separator: "  ")
+    }
+
+    /// The daemon's last error in the user's language (the code's sentence; in English the daemon's own).
+    static func lastError(_ status: DaemonStatus) -> String {
+        Output.printable(ProblemText.localized(status.lastError, code: status.lastErrorCode, localize: Localization.localizer))
     }
 
     /// The state in the user's words (JSON keeps its English name), coloured.
