@@ -204,7 +204,7 @@ enum StatusCommand {
                 running = owner != nil
                 changed = StatusChangeFilter()
                 if !running {
-                    if json { Output.out(#"{"state":"not-running"}"#) } else { Output.out(Style.dim(TimeText.clock()) + "  " + localize("the daemon is not running")) }
+                    if json { Output.out(#"{"state":"not-running"}"#) } else { Output.out(Style.dim(TimeText.clock()) + "  " + localize("daemon not running")) }
                     continue
                 }
             }
