@@ -111,6 +111,30 @@ import Testing
         }
     }
 
+    /// The first-login bubble: a daemon without a configuration, asked to show its status.
+    @Test func theNotSetUpStatusBubbleIsChinese() async throws {
+        let bus = try PrivateBus()
+        let dunst = try await Dunst(on: bus)
+        let environment = isolated().merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        let missing = environment["HOME"]! + "/none/ccrelay.conf"
+        let daemon = try ChildProcess(Self.ccrelay, ["daemon", "--config", missing], environment: environment)
+        defer { daemon.stop() }
+        #expect(await eventually(timeout: .seconds(20)) {
+            (try? run(Self.ccrelay, ["status"], environment: environment))?.standardOutput.contains("尚未设置") == true
+        })
+        let status = try run(Self.ccrelay, ["status"], environment: environment)
+        expectChinese(["status"], status)
+        let shown = try run(Self.ccrelay, ["show"], environment: environment)
+        #expect(shown.status == 0, "\(shown.standardError)")
+        let bubbles = try dunst.closeAllAndReadHistory().filter { $0.category == "x-ccrelay.status" }
+        #expect(!bubbles.isEmpty)
+        for bubble in bubbles {
+            if let english = EnglishSentence.find(in: bubble.summary + "\n" + bubble.body) {
+                Issue.record("the status bubble: English reaches a zh_CN user: \(english)")
+            }
+        }
+    }
+
     @Test func theDetectorFindsASentenceAndPassesNamesAndCodes() {
         #expect(EnglishSentence.find(in: "ccrelay: status: the daemon is not running") != nil)
         #expect(EnglishSentence.find(in: "ccrelay: 守护进程没有运行；请运行 systemctl --user start ccrelay [timeout] /etc/ccrelay/ccrelay.conf") == nil)

@@ -29,7 +29,7 @@ public enum ProblemText {
         case .portalMisconfigured: localize("The portal does not know this access point: [srun] ac-id in ccrelay.conf is wrong (auto finds it from the portal's address), or the portal is in trouble.")
         case .captchaRequired: localize("The portal asks for a picture captcha: log in once in a browser, then ccrelay carries on.")
         case .portalRefused: localize("The portal refused the login for a reason ccrelay cannot fix (a binding, a plan, or this kind of client); ask campus IT.")
-        case .unconfigured: localize("ccrelay is not set up, or its configuration cannot be used: ccrelay config check says why.")
+        case .unconfigured: localize("ccrelay is not set up yet, or its configuration cannot be used: run ccrelay setup to set it up, or ccrelay config check to see what is wrong.")
         case .configurationUnusable: localize("The changed configuration cannot be used; ccrelay goes on with the one it had. ccrelay config check says why.")
         }
     }
