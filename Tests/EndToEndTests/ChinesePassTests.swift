@@ -35,7 +35,7 @@ import Testing
         ["timeline", "extra"], ["demo", "extra"], ["doctor", "extra"], ["daemon", "extra"], ["timeline", "--since", "3x"],
         ["config", "frob"], ["relay", "frob"], ["completions"], ["completions", "fsh"], ["notify-test", "bogus"],
         ["notify-test", "--wait", "x"], ["login", "--wait", "x"], ["login", "--user", "x"], ["login", "--save-password"],
-        ["--system=Bad!", "status"], ["daemon", "--system"],
+        ["--system=Bad!", "status"], ["daemon", "--system"], ["setup", "--protocol", "x"], ["setup", "extra"], ["relay", "test", "a", "b"],
     ]
 
     @Test(arguments: usageMistakes)
@@ -48,7 +48,7 @@ import Testing
     @Test func withoutADaemonOrABusTheErrorsAreChinese() throws {
         let environment = isolated()
         for arguments in [["status"], ["show"], ["login"], ["logout"], ["badge"], ["badge", "clear"], ["history"], ["timeline"],
-                          ["notify-test"], ["config", "check"], ["relay", "test"]] {
+                          ["notify-test"], ["config", "check"], ["relay", "test"], ["--system", "status"], ["--system", "history"]] {
             expectChinese(arguments, try run(Self.ccrelay, arguments, environment: environment))
         }
         // A session bus, but no daemon on it.
