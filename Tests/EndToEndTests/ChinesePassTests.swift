@@ -60,6 +60,22 @@ import Testing
         }
     }
 
+    /// relay test's verdict for a target that does not answer (libcurl's own words quoted).
+    @Test func relayTestsVerdictIsChinese() throws {
+        let environment = isolated()
+        let path = environment["HOME"]! + "/relay.conf"
+        try FileManager.default.createDirectory(atPath: environment["HOME"]!, withIntermediateDirectories: true)
+        try "[server]\nurl = https://127.0.0.1:9/\n[auth]\nuser = a\n[relay]\nforward = ntfy://127.0.0.1:1/topic\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        let result = try run(Self.ccrelay, ["relay", "test", "--config", path], environment: environment)
+        #expect(result.status == 1 && result.standardOutput.contains("无法连接"), "\(result.standardOutput)\(result.standardError)")
+        expectChinese(["relay", "test"], result)
+        let none = try run(Self.ccrelay, ["relay", "test", "gotify", "--config", path], environment: environment)
+        #expect(none.status == 2)
+        expectChinese(["relay", "test", "gotify"], none)
+    }
+
     /// Known English (issue 33.2, left for later): the configuration checker's messages.
     @Test func aBrokenConfigurationIsReportedInChinese() throws {
         let environment = isolated()

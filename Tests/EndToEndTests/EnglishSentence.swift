@@ -15,8 +15,8 @@ enum EnglishSentence {
         "journalctl", "edit", "TARGET", "forward", "ntfy", "gotify", "webhook", "bark", "serverchan", "xdg", "open",
     ]
 
-    /// Messages of other programs that ours quote (libdbus's), allowed as they are.
-    static let quoted = ["Failed to connect to socket"]
+    /// Messages of other programs that ours quote (libdbus's, libcurl's), allowed as they are.
+    static let quoted = ["Failed to connect to socket", "Failed to connect to", "Couldn't connect to server"]
 
     /// The first run of English words in `text`, or nil.
     static func find(in text: String) -> String? {
