@@ -40,10 +40,10 @@ public enum TimelineText {
     /// The values of `template`'s `%s` in `text`, when `text` is `template` filled.
     static func match(_ text: String, _ template: String) -> [String]? {
         let parts = template.split(separator: "%s", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 1 { return text == template ? [] : nil }
         guard text.hasPrefix(parts[0]), text.hasSuffix(parts[parts.count - 1]),
             text.count >= parts[0].count + parts[parts.count - 1].count
         else { return nil }
-        if parts.count == 1 { return text == template ? [] : nil }
         var rest = Substring(text.dropFirst(parts[0].count).dropLast(parts[parts.count - 1].count))
         var values: [String] = []
         for separator in parts.dropFirst().dropLast() {
