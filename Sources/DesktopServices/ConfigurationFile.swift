@@ -38,14 +38,15 @@ public enum ConfigurationFile {
         case .success(let read): bytes = read
         case .failure(.missing(let reason)) where isDenied(path):
             // There, but not for this user (the system service's is the service's alone).
-            return failure("cannot read the configuration: \(reason): only its owner may (the system service's: root and the service); "
-                + "check it as root: sudo ccrelay --system config check")
+            return failure(AlertCatalogue.fill(Localization.localize(
+                "cannot read the configuration: %s: only its owner may (the system service's: root and the service); check it as root: sudo ccrelay --system config check"),
+                [reason]))
         case .failure(.missing(let reason)):
-            return failure("cannot read the configuration: \(reason); create it (the README and ccrelay(1), FILES, list its keys)")
-        case .failure(let problem): return failure("cannot read the configuration: \(problem)")
+            return failure(AlertCatalogue.fill(Localization.localize("cannot read the configuration: %s; create it (the README and ccrelay(1), FILES, list its keys)"), [reason]))
+        case .failure(let problem): return failure(AlertCatalogue.fill(Localization.localize("cannot read the configuration: %s"), ["\(problem)"]))
         }
         if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return failure("the configuration is not UTF-8 text") }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return failure(Localization.localize("the configuration is not UTF-8 text")) }
         return ConfigurationParser.parse(text, file: path, home: home())
     }
 }

@@ -113,10 +113,10 @@ func relayTest(_ path: String, target name: String?) -> Never {
     let targets = RelayTrial.targets(configuration, matching: name)
     guard !targets.isEmpty else {
         if configuration.relayTargets.isEmpty {
-            log("\(path) forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))")
+            log(AlertCatalogue.fill(Localization.localize("%s forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))"), [path]))
             exit(1)
         }
-        log("no [relay] target matches '\(name ?? "")'; configured: \(configuration.relayTargets.map(\.displayName).joined(separator: ", "))")
+        log(AlertCatalogue.fill(Localization.localize("no [relay] target matches '%s'; configured: %s"), [name ?? "", configuration.relayTargets.map(\.displayName).joined(separator: ", ")]))
         exit(2)
     }
     var failed = false
@@ -130,22 +130,23 @@ func relayTest(_ path: String, target name: String?) -> Never {
                 // A mail's status is the SMTP reply code (a 4xx there means: try later).
                 let mail = target.hasPrefix(RelayTarget.Service.mail.title + " ")
                 // The daemon's own verdict (RelayVerdict): what the lanes would do with this answer.
-                let line =
+                let verdict =
                     switch answer.verdict {
-                    case .delivered: "\(target): delivered (\(mail ? "SMTP" : "HTTP") \(answer.status))\(said)\n"
+                    case .delivered: AlertCatalogue.fill(Localization.localize("%s: delivered (%s %s)"), [target, mail ? "SMTP" : "HTTP", "\(answer.status)"]) + said
                     // The target refuses everything (a wrong key, token or login): fix the URL.
-                    case .targetRefused(let why): "\(target): refused: \(why)\n"
+                    case .targetRefused(let why): AlertCatalogue.fill(Localization.localize("%s: refused: %s"), [target, why])
                     // This message alone (too long, …): others would go.
-                    case .messageRefused(let why): "\(target): refused this message: \(why)\n"
-                    case .retry(let why) where answer.status == 0: "\(target): unreachable: \(why)\n"
-                    case .retry(let why): "\(target): not delivered: \(why) (the daemon would try again)\n"
+                    case .messageRefused(let why): AlertCatalogue.fill(Localization.localize("%s: refused this message: %s"), [target, why])
+                    case .retry(let why) where answer.status == 0: AlertCatalogue.fill(Localization.localize("%s: unreachable: %s"), [target, why])
+                    case .retry(let why): AlertCatalogue.fill(Localization.localize("%s: not delivered: %s (the daemon would try again)"), [target, why])
                     }
+                let line = verdict + "\n"
                 _ = line.withCString { write(1, $0, strlen($0)) }
             },
             done: { exit(failed ? 1 : 0) })
         loop.run()
     } catch {
-        log("cannot send the test message: \(error)")
+        log(AlertCatalogue.fill(Localization.localize("cannot send the test message: %s"), ["\(error)"]))
     }
     exit(1)
 }

@@ -103,3 +103,8 @@ func usageError(_ command: String, _ message: String) -> Int32 {
     Output.error("\(command): \(message)\n" + fill(localize("Try 'ccrelay %s --help'."), command))
     return ExitStatus.usage
 }
+
+/// The usage error of an argument a subcommand does not take.
+func unexpectedArgument(_ command: String, _ argument: String) -> Int32 {
+    usageError(command, fill(localize("unexpected argument '%s'"), argument))
+}

@@ -57,7 +57,7 @@ enum BadgeCommand {
             if json {
                 Output.json(ShowJSON(count: badge.count, urgent: badge.urgent))
             } else {
-                Output.out(badge.count == 1 ? "1 unread alert" : "\(badge.count) unread alerts")
+                Output.out(Localization.localizer.plural("%s unread alert", "%s unread alerts", count: badge.count))
             }
             return ExitStatus.ok
         case ["clear"]:
@@ -70,11 +70,12 @@ enum BadgeCommand {
             if json {
                 Output.json(ClearJSON(cleared: cleared, count: 0))
             } else {
-                Output.out(cleared == 0 ? "No unread alerts." : "Cleared the badge: \(cleared) alert\(cleared == 1 ? "" : "s") acknowledged.")
+                Output.out(cleared == 0 ? localize("No unread alerts.")
+                    : Localization.localizer.plural("Cleared the badge: %s alert acknowledged.", "Cleared the badge: %s alerts acknowledged.", count: cleared))
             }
             return ExitStatus.ok
         default:
-            return usageError("badge", suggesting("expected 'show' or 'clear'", for: parsed.positionals.first, among: ["show", "clear"]))
+            return usageError("badge", suggesting(localize("expected 'show' or 'clear'"), for: parsed.positionals.first, among: ["show", "clear"]))
         }
     }
 
@@ -133,7 +134,7 @@ enum JournalFile {
             let store = try AlertStore(path: path) { Output.error($0) }
             return try body(store)
         } catch {
-            throw .failed("cannot use the alert journal \(path): \(error)")
+            throw .failed(fill(localize("cannot use the alert journal %s: %s"), path, "\(error)"))
         }
     }
 }

@@ -24,7 +24,7 @@ enum CompletionsCommand {
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         guard parsed.positionals.count == 1, let shell = parsed.positionals.first, shells.contains(shell) else {
-            return usageError("completions", suggesting("name one shell: bash, zsh or fish", for: parsed.positionals.first, among: shells))
+            return usageError("completions", suggesting(localize("name one shell: bash, zsh or fish"), for: parsed.positionals.first, among: shells))
         }
         Output.out(script(for: shell, CLI.subcommands))
         return ExitStatus.ok

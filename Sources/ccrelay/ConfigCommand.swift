@@ -37,7 +37,7 @@ enum ConfigCommand {
             // certificate and key, the URL rules, the interface).
             return execHelper("ccrelay-daemon", (CLI.systemService ? ["--system"] + (CLI.instance.map { ["--instance", $0] } ?? []) : []) + ["--check", "--config", path], for: "config")
         default:
-            return usageError("config", suggesting("expected 'check' or 'path'", for: parsed.positionals.first, among: ["check", "path"]))
+            return usageError("config", suggesting(localize("expected 'check' or 'path'"), for: parsed.positionals.first, among: ["check", "path"]))
         }
     }
 }

@@ -72,8 +72,8 @@ struct ControlClient {
         do {
             return ControlClient(connection: try Connection(bus: bus, loop: DispatchScheduler(label: "ccrelay.cli")))
         } catch {
-            if bus == .system { throw .failed("cannot connect to the system bus (\(error.message))") }
-            throw .failed("cannot connect to the session bus (\(error.message)); run this inside your desktop session")
+            if bus == .system { throw .failed(fill(localize("cannot connect to the system bus (%s)"), error.message)) }
+            throw .failed(fill(localize("cannot connect to the session bus (%s); run this inside your desktop session"), error.message))
         }
     }
 
@@ -91,7 +91,7 @@ struct ControlClient {
                 throw .failed(fill(localize("not allowed to %s the system service: only root and members of the group %s may (sudo, or: sudo usermod -aG %s $USER)"),
                                    member, SystemService.group, SystemService.group))
             }
-            throw .failed("the daemon did not answer \(member): \(error.message)")
+            throw .failed(fill(localize("the daemon did not answer %s: %s"), member, error.message))
         }
     }
 
@@ -100,7 +100,7 @@ struct ControlClient {
         do {
             return DaemonStatus(dictionary: try reply.argument(0, as: [String: Variant].self))
         } catch {
-            throw .failed("the daemon's status was malformed: \(error.message)")
+            throw .failed(fill(localize("the daemon's answer was malformed: %s"), error.message))
         }
     }
 
@@ -109,7 +109,7 @@ struct ControlClient {
         do {
             return try reply.argument(0, as: [[String: Variant]].self).compactMap(TimelineEntry.init(dictionary:))
         } catch {
-            throw .failed("the daemon's timeline was malformed: \(error.message)")
+            throw .failed(fill(localize("the daemon's answer was malformed: %s"), error.message))
         }
     }
 
@@ -118,7 +118,7 @@ struct ControlClient {
         do {
             return try reply.argument(0, as: [[String: Variant]].self).compactMap(JournalEntry.init(dictionary:))
         } catch {
-            throw .failed("the daemon's alert list was malformed: \(error.message)")
+            throw .failed(fill(localize("the daemon's answer was malformed: %s"), error.message))
         }
     }
 

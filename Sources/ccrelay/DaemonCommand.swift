@@ -72,10 +72,10 @@ enum DaemonCommand {
     /// it cannot. Synchronous, so that `main` runs it before any Swift task
     /// (see `CLI.runBeforeTasks`).
     static func becomeTheDaemon(_ parsed: ParsedArguments) -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("daemon", parsed.positionals[0]) }
         if CLI.systemService {
             // The system service (ccrelay.service): /etc/ccrelay, /var/lib/ccrelay, the system bus.
-            guard !parsed.has("autostart") else { return usageError("daemon", "--autostart is for a desktop session, not --system") }
+            guard !parsed.has("autostart") else { return usageError("daemon", localize("--autostart is for a desktop session, not --system")) }
             return execHelper(
                 "ccrelay-daemon",
                 ["--system"] + (CLI.instance.map { ["--instance", $0] } ?? [])

@@ -27,7 +27,7 @@ enum DemoCommand {
         name: "demo", summary: localize("play the one-minute scenario against a private simulator"), usage: usage, flags: ["srun"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("demo", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("demo", parsed.positionals[0]) }
         // The simulator and the demo's parts are a package of their own.
         guard helperProgram("ccrelay-demo") != nil else {
             Output.error(localize("demo: the demo and the simulator are in the ccrelay-sim package; install it: sudo apt install ccrelay-sim"))

@@ -57,7 +57,7 @@ enum DoctorCommand {
     }
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("doctor", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("doctor", parsed.positionals[0]) }
         let path = parsed.values["config"]
             ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
         let json = parsed.has("json")

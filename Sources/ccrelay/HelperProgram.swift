@@ -15,12 +15,12 @@ func helperProgram(_ name: String) -> String? {
 /// descriptors); returns only when that fails, with status 1.
 func execHelper(_ name: String, _ arguments: [String], for command: String) -> Int32 {
     guard let program = helperProgram(name) else {
-        Output.error("\(command): \(name) is missing; it belongs next to ccrelay or in ../libexec/ccrelay/ (reinstall ccrelay)")
+        Output.error("\(command): " + fill(localize("%s is missing; it belongs next to ccrelay or in ../libexec/ccrelay/ (reinstall ccrelay)"), name))
         return ExitStatus.failure
     }
     var argv = ([name] + arguments).map { strdup($0) } + [nil]
     execv(program, &argv)
-    Output.error("\(command): cannot run \(program): \(SystemError.reason(errno))")
+    Output.error("\(command): " + fill(localize("cannot run %s: %s"), program, SystemError.reason(errno)))
     return ExitStatus.failure
 }
 

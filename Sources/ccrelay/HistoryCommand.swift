@@ -40,15 +40,15 @@ enum HistoryCommand {
         valued: ["limit", "kind"], values: ["kind": journaledKinds], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("history", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("history", parsed.positionals[0]) }
         let limitText = parsed.values["limit"] ?? "20"
         guard let limit = Int(limitText), (1...ControlNames.listLimit).contains(limit) else {
-            return usageError("history", "--limit needs a number from 1 to \(ControlNames.listLimit), not '\(limitText)'")
+            return usageError("history", fill(localize("--limit needs a number from 1 to %s, not '%s'"), "\(ControlNames.listLimit)", limitText))
         }
         var kind: AlertKind?
         if let name = parsed.values["kind"] {
             guard let known = AlertKind(rawValue: name), journaledKinds.contains(name) else {
-                return usageError("history", suggesting("unknown kind '\(name)'", for: name, among: journaledKinds))
+                return usageError("history", suggesting(fill(localize("unknown kind '%s'"), name), for: name, among: journaledKinds))
             }
             kind = known
         }
@@ -61,7 +61,7 @@ enum HistoryCommand {
         if parsed.has("json") {
             Output.json(entries.map(EntryJSON.init))
         } else if entries.isEmpty {
-            Output.out(kind == nil ? "No alerts yet." : "No \(kind!.rawValue) alerts.")
+            Output.out(kind == nil ? localize("No alerts yet.") : fill(localize("No %s alerts."), kind!.rawValue))
         } else {
             entries.forEach { Output.out(describe($0)) }
         }

@@ -43,19 +43,19 @@ enum LoginCommand {
         flags: ["save-password", "password-stdin"], valued: ["user", "wait"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("login", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("login", parsed.positionals[0]) }
         guard parsed.has("save-password") else {
             guard parsed.values["user"] == nil, !parsed.has("password-stdin") else {
-                return usageError("login", "--user and --password-stdin go with --save-password")
+                return usageError("login", localize("--user and --password-stdin go with --save-password"))
             }
             let waitText = parsed.values["wait"] ?? "30"
             guard let wait = Double(waitText), wait > 0, wait <= 3600 else {
-                return usageError("login", "--wait needs a number of seconds between 0 and 3600, not '\(waitText)'")
+                return usageError("login", fill(localize("--wait needs a number of seconds between 0 and 3600, not '%s'"), waitText))
             }
             return await loginNow(waitingUpTo: wait)
         }
         guard let user = parsed.values["user"], !user.isEmpty else {
-            return usageError("login", "--user ID is required (your campus account)")
+            return usageError("login", localize("--user ID is required (your campus account)"))
         }
         var password: String?
         if parsed.has("password-stdin") {
@@ -63,21 +63,21 @@ enum LoginCommand {
             case .text(let text): password = text
             case .none: password = nil
             case .tooLong:
-                Output.error("login: the password is longer than \(SecretInput.limit) bytes; is standard input the right file? Nothing was saved")
+                Output.error("login: " + fill(localize("the password is longer than %s bytes; is standard input the right file? Nothing was saved"), "\(SecretInput.limit)"))
                 return ExitStatus.failure
             }
         } else {
-            password = askWithoutEcho("Campus password for \(user): ")
+            password = askWithoutEcho(fill(localize("Campus password for %s: "), user))
         }
         guard let password, !password.isEmpty else {
-            Output.error("login: no password given; nothing was saved")
+            Output.error("login: " + localize("no password given; nothing was saved"))
             return ExitStatus.failure
         }
         let connection: Connection
         do {
             connection = try Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.login"))
         } catch {
-            Output.error("cannot connect to the session bus: \(error.message)")
+            Output.error(fill(localize("cannot connect to the session bus (%s); run this inside your desktop session"), error.message))
             return ExitStatus.failure
         }
         defer { connection.loop.sync { connection.close() } }
@@ -88,11 +88,11 @@ enum LoginCommand {
         }
         if let error = failure {
             let hint = error.name == .serviceUnknown
-                ? "no keyring (Secret Service) is running in this session; start gnome-keyring or KWallet" : error.message
-            Output.error("login: the keyring did not save the password: \(hint)")
+                ? localize("no keyring (Secret Service) is running in this session; start gnome-keyring or KWallet") : error.message
+            Output.error("login: " + fill(localize("the keyring did not save the password: %s"), hint))
             return ExitStatus.failure
         }
-        Output.out("Saved the campus password of \(user) in your keyring.")
+        Output.out(fill(localize("Saved the campus password of %s in your keyring."), user))
         return ExitStatus.ok
     }
 
@@ -115,15 +115,16 @@ enum LoginCommand {
                     Output.out(status.ip.isEmpty ? localize("Logged in.") : fill(localize("Logged in (outside access for %s)."), status.ip))
                     return ExitStatus.ok
                 case .loggedOut?:
-                    Output.error("login: " + fill(localize("the server refused: %s"), status.lastError.isEmpty ? "ccrelay history" : status.lastError))
+                    Output.error("login: " + fill(localize("the server refused: %s"), status.lastError.isEmpty ? "ccrelay history" : StatusCommand.lastError(status)))
                     return ExitStatus.failure
                 case .unconfigured?:
-                    Output.error("login: ccrelay is not set up: \(status.lastError)")
+                    Output.error("login: " + fill(localize("ccrelay is not set up: %s"), StatusCommand.lastError(status)))
                     return ExitStatus.failure
                 default:
                     guard await iterator.next() == true else {
-                        Output.error("login: still \(status.state) after \(Int(seconds)) s"
-                            + (status.lastError.isEmpty ? "" : " (\(status.lastError))") + "; the daemon keeps trying")
+                        let state = TimelineText.state(status.state, localize: Localization.localizer)
+                        let why = status.lastError.isEmpty ? "" : " (\(StatusCommand.lastError(status)))"
+                        Output.error("login: " + fill(localize("still %s after %s s%s; the daemon keeps trying"), state, "\(Int(seconds))", why))
                         return ExitStatus.failure
                     }
                     status = try await client.status()
@@ -138,7 +139,7 @@ enum LoginCommand {
     static func askWithoutEcho(_ prompt: String) -> String? {
         let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
         guard tty >= 0 else {
-            Output.error("login: no terminal to ask for the password; use --password-stdin")
+            Output.error("login: " + localize("no terminal to ask for the password; use --password-stdin"))
             return nil
         }
         defer { close(tty) }

@@ -17,7 +17,7 @@ enum LogoutCommand {
     static let command = Subcommand(name: "logout", summary: localize("log out of the campus network now"), usage: usage, run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("logout", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("logout", parsed.positionals[0]) }
         let client: ControlClient
         do { client = try await ControlClient.connect() } catch { return error.report("logout") }
         defer { client.close() }

@@ -39,8 +39,8 @@ enum NotifyTestCommand {
         var kinds: [AlertKind] = []
         for name in parsed.positionals {
             guard let kind = AlertKind(rawValue: name) else {
-                let message = suggesting("notify-test: unknown alert kind '\(name)'", for: name, among: AlertKind.allCases.map(\.rawValue))
-                Output.error(message + "\nKinds: " + AlertKind.allCases.map(\.rawValue).joined(separator: " "))
+                let message = suggesting("notify-test: " + fill(localize("unknown alert kind '%s'"), name), for: name, among: AlertKind.allCases.map(\.rawValue))
+                Output.error(message + "\n" + localize("Kinds:") + " " + AlertKind.allCases.map(\.rawValue).joined(separator: " "))
                 return ExitStatus.usage
             }
             if !kinds.contains(kind) { kinds.append(kind) }
@@ -48,7 +48,7 @@ enum NotifyTestCommand {
         if kinds.isEmpty { kinds = AlertKind.allCases }
         let waitText = parsed.values["wait"] ?? "10"
         guard let waitSeconds = Double(waitText), waitSeconds > 0, waitSeconds <= 3600 else {
-            Output.error("notify-test: --wait needs a number of seconds between 0 and 3600, not '\(waitText)'")
+            Output.error("notify-test: " + fill(localize("--wait needs a number of seconds between 0 and 3600, not '%s'"), waitText))
             return ExitStatus.usage
         }
         let alerts = AlertCatalogue.examples.filter { kinds.contains($0.kind) }
@@ -58,8 +58,7 @@ enum NotifyTestCommand {
         do {
             connection = try Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.notify-test"))
         } catch {
-            Output.error("cannot connect to the session bus: \(error.message)\n"
-                + "Run this inside your desktop session (DBUS_SESSION_BUS_ADDRESS must be set).")
+            Output.error(fill(localize("cannot connect to the session bus (%s); run this inside your desktop session"), error.message))
             return ExitStatus.failure
         }
         let report = await deliver(alerts, through: connection, waitingUpTo: waitSeconds)
@@ -137,7 +136,7 @@ enum NotifyTestCommand {
             return
         }
         guard let server = report.server else {
-            Output.error("no notification server answered on the session bus; start one (for example dunst, or your desktop's) and try again")
+            Output.error(localize("no notification server answered on the session bus; start one (for example dunst, or your desktop's) and try again"))
             return
         }
         Output.out("notification server: \(server.name) \(server.version) (\(server.vendor)), specification \(server.specification)")

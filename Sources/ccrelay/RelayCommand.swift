@@ -32,7 +32,7 @@ enum RelayCommand {
     static func run(_ parsed: ParsedArguments) async -> Int32 {
         let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
         guard parsed.positionals.first == "test", parsed.positionals.count <= 2 else {
-            return usageError("relay", suggesting("expected 'test [TARGET]'", for: parsed.positionals.first, among: ["test"]))
+            return usageError("relay", suggesting(localize("expected 'test [TARGET]'"), for: parsed.positionals.first, among: ["test"]))
         }
         // Sent by the daemon's executable: libcurl loads there, not in the CLI.
         return execHelper("ccrelay-daemon", ["--relay-test", "--config", path] + parsed.positionals.dropFirst(), for: "relay")

@@ -28,7 +28,7 @@ enum ShowCommand {
     static let command = Subcommand(name: "show", summary: localize("show the status as a notification bubble"), usage: usage, run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("show", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("show", parsed.positionals[0]) }
         let client: ControlClient
         do { client = try await ControlClient.connect() } catch { return error.report("show") }
         defer { client.close() }

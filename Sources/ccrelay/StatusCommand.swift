@@ -43,7 +43,7 @@ enum StatusCommand {
         flags: ["json", "watch"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("status", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("status", parsed.positionals[0]) }
         let json = parsed.has("json")
         let client: ControlClient
         do { client = try await ControlClient.connect() } catch { return error.report("status") }
@@ -96,7 +96,7 @@ enum StatusCommand {
             row(localize("outside"), describeOutside(status))
         }
         if !status.lastError.isEmpty {
-            row(localize("last error"), Output.printable(status.lastError) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
+            row(localize("last error"), lastError(status) + (status.lastErrorCode.isEmpty ? "" : " [\(Output.printable(status.lastErrorCode))]"))
         }
         if let next = status.nextAttempt, status.state != DaemonState.online.rawValue {
             row(localize("next try"), next == 0 ? localize("now") : fill(localize("in %s"), duration(next)))
@@ -156,18 +156,25 @@ enum StatusCommand {
 
     /// One `--watch` line: the time, the state, the badge, the time left, the last error.
     static func line(_ status: DaemonStatus) -> String {
-        var parts = [paintState(status.state), "badge \(status.badge)"]
-        if let remaining = status.remaining { parts.append("\(duration(remaining)) left") }
-        if !status.lastError.isEmpty && status.state != DaemonState.online.rawValue { parts.append(Output.printable(status.lastError)) }
+        var parts = [paintState(status.state), fill(localize("badge %s"), "\(status.badge)")]
+        if let remaining = status.remaining { parts.append(fill(localize("%s left"), duration(remaining))) }
+        if !status.lastError.isEmpty && status.state != DaemonState.online.rawValue { parts.append(lastError(status)) }
         return Style.dim(TimeText.clock()) + "  " + parts.joined(separator: "  ")
     }
 
+    /// The daemon's last error in the user's language (the code's sentence; in English the daemon's own).
+    static func lastError(_ status: DaemonStatus) -> String {
+        Output.printable(ProblemText.localized(status.lastError, code: status.lastErrorCode, localize: Localization.localizer))
+    }
+
+    /// The state in the user's words (JSON keeps its English name), coloured.
     static func paintState(_ state: String) -> String {
-        switch DaemonState(rawValue: state) {
-        case .online?: Style.green(state)
-        case .failing?, .noNetwork?, .loggingIn?: Style.yellow(state)
-        case .loggedOut?, .unconfigured?: Style.red(state)
-        case .offline?, .sleeping?, nil: Output.printable(state)
+        let word = Output.printable(TimelineText.state(state, localize: Localization.localizer))
+        return switch DaemonState(rawValue: state) {
+        case .online?: Style.green(word)
+        case .failing?, .noNetwork?, .loggingIn?: Style.yellow(word)
+        case .loggedOut?, .unconfigured?: Style.red(word)
+        case .offline?, .sleeping?, nil: word
         }
     }
 
@@ -198,7 +205,7 @@ enum StatusCommand {
                 running = owner != nil
                 changed = StatusChangeFilter()
                 if !running {
-                    if json { Output.out(#"{"state":"not-running"}"#) } else { Output.out(Style.dim(TimeText.clock()) + "  daemon not running") }
+                    if json { Output.out(#"{"state":"not-running"}"#) } else { Output.out(Style.dim(TimeText.clock()) + "  " + localize("daemon not running")) }
                     continue
                 }
             }
@@ -211,7 +218,7 @@ enum StatusCommand {
                 if case .failed = error { _ = error.report("status") }
             }
         }
-        Output.error("status: the session bus went away")
+        Output.error("status: " + localize("the session bus went away"))
         return ExitStatus.failure
     }
 }

@@ -31,10 +31,10 @@ enum TimelineCommand {
         flags: ["json"], valued: ["since"], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-        guard parsed.positionals.isEmpty else { return usageError("timeline", "unexpected argument '\(parsed.positionals[0])'") }
+        guard parsed.positionals.isEmpty else { return unexpectedArgument("timeline", parsed.positionals[0]) }
         let sinceText = parsed.values["since"] ?? "7d"
         guard let window = seconds(sinceText) else {
-            return usageError("timeline", "--since needs a number and s, m, h or d (30m, 12h, 7d), not '\(sinceText)'")
+            return usageError("timeline", fill(localize("--since needs a number and s, m, h or d (30m, 12h, 7d), not '%s'"), sinceText))
         }
         let now = WallClock.now()
         let entries: [TimelineEntry]
@@ -55,7 +55,7 @@ enum TimelineCommand {
         }
         for entry in shown {
             let what = entry.subject == .outside ? localize("outside") + " " : ""
-            Output.out("\(TimeText.local(entry.at))  \(what)\(Output.printable(entry.from)) → \(Output.printable(entry.to))  \(Output.printable(entry.cause))")
+            Output.out("\(TimeText.local(entry.at))  \(what)\(word(entry.from)) → \(word(entry.to))  \(Output.printable(cause(entry.cause)))")
         }
         Output.out(describe(summary, window: sinceText, seconds: window))
         return ExitStatus.ok
@@ -74,7 +74,7 @@ enum TimelineCommand {
         let total = summary.drops.reduce(0) { $0 + $1.count }
         if total > 0 {
             line += "; " + Localization.localizer.plural("%s drop", "%s drops", count: total) + ": "
-                + summary.drops.map { "\($0.count) \(Output.printable($0.cause))" }.joined(separator: ", ")
+                + summary.drops.map { "\($0.count) \(Output.printable(cause($0.cause)))" }.joined(separator: ", ")
         }
         return line
     }
@@ -89,6 +89,12 @@ enum TimelineCommand {
         default: return fill(localize("%s d"), "\(whole / 86_400)")
         }
     }
+
+    /// A recorded state in the user's words (the journal and --json keep the English name).
+    static func word(_ state: String) -> String { Output.printable(TimelineText.state(state, localize: Localization.localizer)) }
+
+    /// A recorded cause in the user's words.
+    static func cause(_ recorded: String) -> String { TimelineText.cause(recorded, localize: Localization.localizer) }
 
     /// A duration such as 30m, 12h or 7d, in seconds (at most a year).
     static func seconds(_ text: String) -> Double? {

@@ -62,7 +62,7 @@ import Testing
         #expect(try ccrelay(["notify-test", "logged-out"], bus: bus, language: "zh_TW.UTF-8").status == 0)
         #expect(try ccrelay(["notify-test", "logged-out"], bus: bus, language: "en_US.UTF-8").status == 0)
         let bodies = try dunst.closeAllAndReadHistory().map(\.body)
-        #expect(bodies.contains("登入已被註銷，請重新登入。"))
+        #expect(bodies.contains("你已被登出，請重新登入。"))
         #expect(bodies.contains("Your login was cancelled, please log in again."))
     }
 

@@ -62,6 +62,8 @@ public struct StatusSummary: Sendable, Hashable {
     public var unread: Int
     /// What stands in the way (the last error, or the configuration problem).
     public var problem: String
+    /// The problem's `ProblemCode` name: its sentence in the user's language stands in for the English `problem`.
+    public var problemCode = ""
     /// Say the command that sets ccrelay up or changes its settings ("Set up…" found no terminal).
     public var setupCommand = false
 
@@ -346,7 +348,9 @@ public enum AlertCatalogue {
         }
         // Not set up, the line above says what to do; the problem's longer sentence (ccrelay status prints it)
         // said it again in the first bubble a new user sees (issue 33.7).
-        if !summary.problem.isEmpty && summary.state != .online && summary.state != .unconfigured { lines.append(summary.problem) }
+        if !summary.problem.isEmpty && summary.state != .online && summary.state != .unconfigured {
+            lines.append(ProblemText.localized(summary.problem, code: summary.problemCode, localize: localize))
+        }
         if summary.setupCommand {
             lines.append(summary.state == .unconfigured
                 ? localize("No terminal could be opened: run ccrelay setup in one.")

@@ -75,6 +75,8 @@ public struct DaemonSnapshot: Sendable, Hashable {
 
     /// The status bubble's facts at `now`.
     public func statusSummary(at now: Instant) -> StatusSummary {
-        StatusSummary(state: state, ip: ip, remaining: remaining(at: now), unread: badge.count, problem: problem?.sentence ?? "")
+        var summary = StatusSummary(state: state, ip: ip, remaining: remaining(at: now), unread: badge.count, problem: problem?.sentence ?? "")
+        summary.problemCode = problem?.code.rawValue ?? ""
+        return summary
     }
 }

@@ -1,0 +1,160 @@
+import Foundation
+import CCRelayCore
+import TestSupport
+import Testing
+
+/// A student whose desktop is zh_CN.UTF-8 meets no English sentence (issue
+/// 33.2): every command's usage errors, the errors without a daemon or with a
+/// broken configuration, the commands a running daemon answers (status, badge,
+/// history, timeline, login, logout) and every alert's bubble, under
+/// LANG=zh_CN.UTF-8 with the catalogues compiled from resources/po.
+@Suite(.desktopBudget) struct ChinesePassTests {
+    static let ccrelay = DaemonRig.ccrelay
+    static let chinese = ["LANG": "zh_CN.UTF-8", "LANGUAGE": "", "LC_ALL": "", "CCRELAY_LOCALEDIR": NotifyTestCommandTests.localeDirectory]
+
+    /// An environment with a private state folder and no session bus, in Chinese.
+    func isolated() -> [String: String] {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-zh-\(UUID().uuidString)").path
+        return Self.chinese.merging(["XDG_STATE_HOME": state, "XDG_CONFIG_HOME": state + "/config", "HOME": state,
+                                     "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/ccrelay-no-bus",
+                                     "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=/nonexistent/ccrelay-no-system-bus"]) { $1 }
+    }
+
+    /// Fails with the command and the English it printed.
+    func expectChinese(_ arguments: [String], _ result: CommandResult, sourceLocation: SourceLocation = #_sourceLocation) {
+        let output = result.standardOutput + result.standardError
+        #expect(!output.isEmpty, "ccrelay \(arguments.joined(separator: " ")) said nothing", sourceLocation: sourceLocation)
+        if let english = EnglishSentence.find(in: output) {
+            Issue.record("ccrelay \(arguments.joined(separator: " ")): English reaches a zh_CN user: \(english)", sourceLocation: sourceLocation)
+        }
+    }
+
+    static let usageMistakes: [[String]] = [
+        [], ["stauts"], ["history", "--limt", "3"], ["history", "--limit", "0"], ["history", "--kind", "loged-out"], ["badge", "claer"],
+        ["status", "--json=1"], ["status", "extra"], ["show", "extra"], ["login", "extra"], ["logout", "extra"], ["history", "extra"],
+        ["timeline", "extra"], ["demo", "extra"], ["doctor", "extra"], ["daemon", "extra"], ["timeline", "--since", "3x"],
+        ["config", "frob"], ["relay", "frob"], ["completions"], ["completions", "fsh"], ["notify-test", "bogus"],
+        ["notify-test", "--wait", "x"], ["login", "--wait", "x"], ["login", "--user", "x"], ["login", "--save-password"],
+        ["--system=Bad!", "status"], ["daemon", "--system"], ["setup", "--protocol", "x"], ["setup", "extra"], ["relay", "test", "a", "b"],
+    ]
+
+    @Test(arguments: usageMistakes)
+    func usageErrorsAreChinese(_ arguments: [String]) throws {
+        let result = try run(Self.ccrelay, arguments, environment: isolated())
+        #expect(result.status == 2, "\(arguments): \(result.standardError)")
+        expectChinese(arguments, result)
+    }
+
+    @Test func withoutADaemonOrABusTheErrorsAreChinese() throws {
+        let environment = isolated()
+        for arguments in [["status"], ["show"], ["login"], ["logout"], ["badge"], ["badge", "clear"], ["history"], ["timeline"],
+                          ["notify-test"], ["config", "check"], ["relay", "test"], ["--system", "status"], ["--system", "history"]] {
+            expectChinese(arguments, try run(Self.ccrelay, arguments, environment: environment))
+        }
+        // A session bus, but no daemon on it.
+        let bus = try PrivateBus()
+        for arguments in [["status"], ["login"], ["logout"], ["show"]] {
+            let result = try run(Self.ccrelay, arguments, environment: environment.merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 })
+            #expect(result.status == 3, "\(arguments): \(result.standardError)")
+            expectChinese(arguments, result)
+        }
+    }
+
+    /// relay test's verdict for a target that does not answer (libcurl's own words quoted).
+    @Test func relayTestsVerdictIsChinese() throws {
+        let environment = isolated()
+        let path = environment["HOME"]! + "/relay.conf"
+        try FileManager.default.createDirectory(atPath: environment["HOME"]!, withIntermediateDirectories: true)
+        try "[server]\nurl = https://127.0.0.1:9/\n[auth]\nuser = a\n[relay]\nforward = ntfy://127.0.0.1:1/topic\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        let result = try run(Self.ccrelay, ["relay", "test", "--config", path], environment: environment)
+        #expect(result.status == 1 && result.standardOutput.contains("无法连接"), "\(result.standardOutput)\(result.standardError)")
+        expectChinese(["relay", "test"], result)
+        let none = try run(Self.ccrelay, ["relay", "test", "gotify", "--config", path], environment: environment)
+        #expect(none.status == 2)
+        expectChinese(["relay", "test", "gotify"], none)
+    }
+
+    /// Known English (issue 33.2, left for later): the configuration checker's messages.
+    @Test func aBrokenConfigurationIsReportedInChinese() throws {
+        let environment = isolated()
+        let folder = environment["XDG_STATE_HOME"]! + "/bad"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/ccrelay.conf"
+        try "[server]\nurl = ftp://cc.example.edu.cn\nfoo = 1\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        for arguments in [["config", "check", "--config", path], ["relay", "test", "--config", path]] {
+            let result = try run(Self.ccrelay, arguments, environment: environment)
+            #expect(result.status != 0)
+            withKnownIssue("the configuration checker's messages are not in the catalogue yet") {
+                expectChinese(arguments, result)
+            }
+        }
+    }
+
+    @Test func aRunningDaemonAnswersInChinese() async throws {
+        let rig = try await DaemonRig(extraConfig: "[keepalive]\nauto-relogin = false", extraEnvironment: Self.chinese)
+        #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
+        let commands: [[String]] = [["status"], ["badge"], ["history"], ["timeline"], ["login"]]
+        for arguments in commands { expectChinese(arguments, try rig.cli(arguments, environment: Self.chinese)) }
+        try rig.sim.control("POST", "kick", ["message": "下线"])
+        #expect(await eventually(timeout: .seconds(20)) { rig.log.contains("state: logged-out") }, "\(rig.log)")
+        let status = try rig.cli(["status"], environment: Self.chinese)
+        #expect(status.standardOutput.contains("已注销"), "\(status.standardOutput)")
+        // Machine interfaces keep their English names.
+        let json = try rig.cli(["status", "--json"], environment: Self.chinese)
+        #expect(json.standardOutput.contains("\"state\":\"logged-out\""), "\(json.standardOutput)")
+        for arguments in commands + [["badge", "clear"], ["logout"]] {
+            expectChinese(arguments, try rig.cli(arguments, environment: Self.chinese))
+        }
+    }
+
+    @Test func everyAlertsBubbleIsChinese() async throws {
+        let bus = try PrivateBus()
+        let dunst = try await Dunst(on: bus)
+        let environment = isolated().merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        let result = try run(Self.ccrelay, ["notify-test"], environment: environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        let bubbles = try dunst.closeAllAndReadHistory()
+        #expect(bubbles.count == AlertKind.allCases.count)
+        for bubble in bubbles {
+            guard let english = EnglishSentence.find(in: bubble.summary + "\n" + bubble.body) else { continue }
+            // The not-set-up bubble quotes the configuration checker (file:line: message), not in the catalogue yet.
+            withKnownIssue("the configuration checker's messages are not in the catalogue yet") {
+                Issue.record("the \(bubble.category) bubble: English reaches a zh_CN user: \(english)")
+            } when: { english.contains(".conf:") }
+        }
+    }
+
+    /// The first-login bubble: a daemon without a configuration, asked to show its status.
+    @Test func theNotSetUpStatusBubbleIsChinese() async throws {
+        let bus = try PrivateBus()
+        let dunst = try await Dunst(on: bus)
+        let environment = isolated().merging(["DBUS_SESSION_BUS_ADDRESS": bus.address]) { $1 }
+        let missing = environment["HOME"]! + "/none/ccrelay.conf"
+        let daemon = try ChildProcess(Self.ccrelay, ["daemon", "--config", missing], environment: environment)
+        defer { daemon.stop() }
+        #expect(await eventually(timeout: .seconds(20)) {
+            (try? run(Self.ccrelay, ["status"], environment: environment))?.standardOutput.contains("尚未设置") == true
+        })
+        let status = try run(Self.ccrelay, ["status"], environment: environment)
+        expectChinese(["status"], status)
+        let shown = try run(Self.ccrelay, ["show"], environment: environment)
+        #expect(shown.status == 0, "\(shown.standardError)")
+        // The status bubble, and the not-set-up bubble a first login shows.
+        let bubbles = try dunst.closeAllAndReadHistory()
+        #expect(bubbles.contains { $0.category == "x-ccrelay.status" }, "\(bubbles.map(\.category))")
+        for bubble in bubbles {
+            if let english = EnglishSentence.find(in: bubble.summary + "\n" + bubble.body) {
+                Issue.record("the \(bubble.category) bubble: English reaches a zh_CN user: \(english)")
+            }
+        }
+    }
+
+    @Test func theDetectorFindsASentenceAndPassesNamesAndCodes() {
+        #expect(EnglishSentence.find(in: "ccrelay: status: the daemon is not running") != nil)
+        #expect(EnglishSentence.find(in: "ccrelay: 守护进程没有运行；请运行 systemctl --user start ccrelay [timeout] /etc/ccrelay/ccrelay.conf") == nil)
+        #expect(EnglishSentence.find(in: "试试 “ccrelay config check”。https://cc.example.edu.cn/login") == nil)
+    }
+}
