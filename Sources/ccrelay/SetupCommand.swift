@@ -512,9 +512,9 @@ enum SetupCommand {
         CLI.systemService ? SystemSetup.invokingHome() : ConfigurationFile.home()
     }
 
-    /// `path` as the user gave it, with the full path it stands for when it starts with `~`.
+    /// `path` as the user gave it; under sudo (`--system`), with the full path a `~` in it stands for.
     private static func withFullPath(_ path: String) -> String {
-        path == "~" || path.hasPrefix("~/") ? "\(path) (\(absolute(path)))" : path
+        CLI.systemService && (path == "~" || path.hasPrefix("~/")) ? "\(path) (\(absolute(path)))" : path
     }
 
     static func absolute(_ path: String) -> String {

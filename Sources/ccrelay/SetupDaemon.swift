@@ -35,8 +35,8 @@ enum SetupDaemon {
     }
 
     /// What a change of forwarding alone means for the daemon: a running one reads it by itself.
-    static func sayAfterForwarding() async {
-        Output.out(await runs()
+    static func sayAfterForwarding(daemonRuns: Bool) {
+        Output.out(daemonRuns
             ? localize("ccrelay runs already and reads the new configuration by itself.")
             : localize("ccrelay does not run in this session now; it forwards to the new target once it runs (ccrelay status starts it)."))
     }

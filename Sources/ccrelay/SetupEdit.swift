@@ -3,17 +3,18 @@ import DesktopServices
 
 /// `setup --edit` (and `--force`) on a file with wrong lines: its answers
 /// are still the defaults (read as written when the file does not parse),
-/// and a line the daemon would ignore as an unknown key is corrected (a
-/// misspelt key) or removed, each said with its line.
+/// and a line the daemon would ignore as a misspelt key is corrected (or
+/// removed, when the right key is set too), each said with its line.
 enum SetupEdit {
     /// `text` (the file at `file`) with its unknown keys mended, each mend said.
     static func mended(_ text: String, file: String) -> String {
         var editor = ConfigurationEditor(text)
         for mend in editor.mendUnknownKeys() {
-            if let known = mend.renamedTo {
-                Output.out(fill(localize("%s:%s: '%s' is no key of [%s]; it becomes '%s'."), file, String(mend.line), mend.key, mend.group, known))
+            if mend.removed {
+                Output.out(fill(localize("%s:%s: '%s' is no key of [%s] (ccrelay ignored it) and '%s' is set already; the line is removed."),
+                                file, String(mend.line), mend.key, mend.group, mend.known))
             } else {
-                Output.out(fill(localize("%s:%s: '%s' is no key of [%s] (ccrelay ignored it); the line is removed."), file, String(mend.line), mend.key, mend.group))
+                Output.out(fill(localize("%s:%s: '%s' is no key of [%s]; it becomes '%s'."), file, String(mend.line), mend.key, mend.group, mend.known))
             }
         }
         return editor.text

@@ -22,6 +22,7 @@ enum SetupForward {
     }
 
     static func run(_ parsed: ParsedArguments, path: String, account: (user: uid_t, group: gid_t)?) async -> Int32 {
+        let daemonRuns = account == nil ? await SetupDaemon.runs() : false
         let old: String
         switch BoundedFile.read(path, limit: 1 << 20) {
         case .success(let bytes): old = String(decoding: bytes, as: UTF8.self)
@@ -58,7 +59,7 @@ enum SetupForward {
         guard write(Array(editor.text.utf8), to: path, account: account) else { return ExitStatus.failure }
         Output.out(fill(localize("Wrote %s (forwarding only: no campus login was tried, so a session online stays online)."), path))
         SetupCommand.testForwarding(path)
-        if account == nil { await SetupDaemon.sayAfterForwarding() }
+        if account == nil { SetupDaemon.sayAfterForwarding(daemonRuns: daemonRuns) }
         return ExitStatus.ok
     }
 

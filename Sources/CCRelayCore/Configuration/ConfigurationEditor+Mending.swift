@@ -6,14 +6,17 @@ extension ConfigurationEditor {
         public var group: String
         /// The key as written.
         public var key: String
-        /// The known key it became (a typo within two letters of it), or nil: the line was removed.
-        public var renamedTo: String?
+        /// The known key it is a misspelling of.
+        public var known: String
+        /// Whether the line was removed (the group sets `known` already) rather than renamed to `known`.
+        public var removed: Bool
     }
 
-    /// Mends the lines that `ConfigurationParser` ignores as unknown keys of a
+    /// Mends the lines that `ConfigurationParser` ignores as misspelt keys of a
     /// known group (`setup --edit`): a key within two letters of a known one
-    /// that the group does not set yet becomes that key (its value kept);
-    /// any other is removed. Unknown groups and everything else stay as written.
+    /// becomes that key (its value kept), or is removed when the group sets
+    /// that key already. Other unknown keys (a newer version's, say), unknown
+    /// groups and everything else stay as written.
     public mutating func mendUnknownKeys() -> [Mend] {
         var mends: [Mend] = []
         var group: String?
@@ -24,13 +27,13 @@ extension ConfigurationEditor {
                 kept.append(line)
                 continue
             }
-            let near = known.min { editDistance($0, key) < editDistance($1, key) }
-            if let near, editDistance(near, key) <= 2, value(group, near) == nil, let value = Self.value(of: line) {
-                kept.append("\(near) = \(value)")
-                mends.append(Mend(line: index + 1, group: group, key: key, renamedTo: near))
-            } else {
-                mends.append(Mend(line: index + 1, group: group, key: key, renamedTo: nil))
+            guard let near = known.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 else {
+                kept.append(line)
+                continue
             }
+            let removed = value(group, near) != nil
+            if !removed, let value = Self.value(of: line) { kept.append("\(near) = \(value)") }
+            mends.append(Mend(line: index + 1, group: group, key: key, known: near, removed: removed))
         }
         lines = kept
         return mends
