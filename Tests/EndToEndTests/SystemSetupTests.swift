@@ -10,12 +10,16 @@ extension SystemServiceTests {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/pty_drive.py").path
     }
 
-    @Test(.enabled(if: getuid() == 0, "needs root: setup --system is for root"))
-    func systemSetupOffersThePushServicesOfTheUsersSetup() throws {
+    /// The users, the system bus, a campus and a service folder as the package leaves it, for setup.
+    func serviceToSetUp() throws -> (TestUsers, PrivateBus, CCSimProcess, Service) {
         let users = try TestUsers(serviceUser: true)
         let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
-        let sim = try CCSimProcess()
-        let service = try freshService(bus)
+        return (users, bus, try CCSimProcess(), try freshService(bus))
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root: setup --system is for root"))
+    func systemSetupOffersThePushServicesOfTheUsersSetup() throws {
+        let (users, bus, sim, service) = try serviceToSetUp()
         let ntfy = try RelayRecorder(.ntfy)
         let pki = TestPKI.shared
         let target = "ntfy://127.0.0.1:\(ntfy.port)/ccrelay-box"
@@ -30,17 +34,14 @@ extension SystemServiceTests {
         }
         #expect(try String(contentsOfFile: service.configPath, encoding: .utf8).contains("[relay]\nforward = \(target)\n"))
         #expect(RelayRecorder.body(try #require(ntfy.requests().first))["topic"] as? String == "ccrelay-box")
-        withExtendedLifetime(users) {}
+        withExtendedLifetime((users, bus)) {}
     }
 
     @Test(.enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/systemctl")
                    && !FileManager.default.fileExists(atPath: "/run/systemd/system"),
                    "needs root and systemctl, and no systemd running (the unit would really start)"))
     func systemSetupShowsWhySystemctlFailedAndTheFix() throws {
-        let users = try TestUsers(serviceUser: true)
-        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
-        let sim = try CCSimProcess()
-        let service = try freshService(bus)
+        let (users, bus, sim, service) = try serviceToSetUp()
         let pki = TestPKI.shared
         let systemctl = try run("/usr/bin/systemctl", ["--quiet", "enable", "--now", "ccrelay.service"])
         try #require(systemctl.status != 0, "systemctl works here; nothing to show")
@@ -50,15 +51,12 @@ extension SystemServiceTests {
         #expect(result.status == 0, "the configuration is written: \(result.standardError)")
         #expect(result.standardError.contains("systemctl enable --now ccrelay.service failed") && result.standardError.contains(said)
                 && result.standardError.contains("journalctl -u ccrelay.service"), "\(result.standardError)")
-        withExtendedLifetime(users) {}
+        withExtendedLifetime((users, bus)) {}
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root: setup --system is for root"))
     func systemSetupReadsTildeInTheHomeOfWhoeverRanSudo() throws {
-        let users = try TestUsers(serviceUser: true)
-        let bus = try PrivateBus(systemPolicy: Self.packaging + "/io.github.ccrelay.CCRelay.system.conf")
-        let sim = try CCSimProcess()
-        let service = try freshService(bus)
+        let (users, bus, sim, service) = try serviceToSetUp()
         let pki = TestPKI.shared
         let home = String(cString: try #require(getpwnam(users.reader)?.pointee.pw_dir))
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
@@ -75,5 +73,6 @@ extension SystemServiceTests {
         let result = try setup("~/student.pem")
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(try String(contentsOfFile: service.configPath, encoding: .utf8).contains("ccrelay.d/student.pem"))
+        withExtendedLifetime((users, bus)) {}
     }
 }
