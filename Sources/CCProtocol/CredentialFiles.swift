@@ -178,7 +178,9 @@ public enum CredentialFiles {
                 !isBundle
                     ? "certificate \(path) is not a PKCS#12 bundle (or it holds no key and certificate)"
                     : passphrase == nil
-                        ? "PKCS#12 bundle \(path) is protected by a password, and the keyring has none for it; save it with: ccrelay setup --certificate \(path) --p12-password-stdin --force (it goes to the keyring, never into a file)"
+                        ? "PKCS#12 bundle \(path) is protected by a password, and the keyring has none for it; save it with: ccrelay setup --certificate \(path) --p12-password-stdin --force (it goes to the keyring, never into a file). "
+                            + "Where no keyring (Secret Service) runs that fails too: install one (sudo apt install gnome-keyring, then log in again), "
+                            + "or make PEM files of it, which need no password: " + PKCS12Conversion.commands(path).joined(separator: "; ")
                         : keyringPasswordRefused(path).message,
                 key: "auth.certificate")
         }

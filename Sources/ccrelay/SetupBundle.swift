@@ -1,3 +1,4 @@
+import CCRelayCore
 import DesktopServices
 
 /// A PKCS#12 bundle's password that setup cannot keep: without a keyring
@@ -7,15 +8,11 @@ import DesktopServices
 enum SetupBundle {
     /// Says why the password of `certificate` was not kept (`reason`) and what to do instead; false.
     static func noKeyring(_ certificate: String, reason: String) -> Bool {
-        let stem = certificate.lowercased().hasSuffix(".p12") || certificate.lowercased().hasSuffix(".pfx")
-            ? String(certificate.dropLast(4)) : certificate
         Output.error(fill(localize("setup: no keyring (Secret Service) kept the password of %s (%s); nothing was written."), certificate, reason))
         Output.error(localize("  Either install a keyring, log out and in again, and run this setup again:"))
         Output.error("    sudo apt install gnome-keyring")
         Output.error(localize("  or turn the bundle into PEM files, which need no password (openssl asks for the bundle's; add -legacy if it says 'unsupported'):"))
-        Output.error("    openssl pkcs12 -in \(certificate) -clcerts -nokeys -out \(stem).pem")
-        Output.error("    openssl pkcs12 -in \(certificate) -nocerts -nodes -out \(stem).key && chmod 600 \(stem).key")
-        Output.error("    ccrelay setup --force --certificate \(stem).pem --key \(stem).key")
+        for command in PKCS12Conversion.commands(certificate) { Output.error("    " + command) }
         return false
     }
 }

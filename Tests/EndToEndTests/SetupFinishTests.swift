@@ -138,6 +138,13 @@ extension SetupTests {
                 && result.standardError.contains("openssl pkcs12 -in \(pki.clientPKCS12) -nocerts -nodes -out ")
                 && !result.standardError.contains("--p12-password-stdin --force"), "\(result.standardError)")
         #expect(!FileManager.default.fileExists(atPath: configPath))
+        // The daemon's refusal (config check's) names the same ways out, not only the command that needs a keyring.
+        try FileManager.default.createDirectory(atPath: folder + "/config/ccrelay", withIntermediateDirectories: true)
+        try "[server]\nurl = \(sim.url)\n[auth]\ncertificate = \(pki.clientPKCS12)\n".write(toFile: configPath, atomically: true, encoding: .utf8)
+        chmod(configPath, 0o600)
+        let check = try setup([DaemonRig.ccrelay, "config", "check", "--config", configPath], asIs: true)
+        #expect(check.status == 1 && check.standardError.contains("sudo apt install gnome-keyring")
+                && check.standardError.contains("openssl pkcs12 -in \(pki.clientPKCS12) -nocerts -nodes -out "), "\(check.standardError)")
         try? FileManager.default.removeItem(atPath: folder)
     }
 }
