@@ -24,7 +24,7 @@ enum SetupDaemon {
         } else if enabled {
             Output.out(localize("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay)."))
         } else if !autostart {
-            Output.out(localize("ccrelay does not run yet, and does not start at login (--no-autostart); to start it: ccrelay daemon"))
+            Output.out(localize("ccrelay does not run in this session now, and setup did not start it (--no-autostart); to start it: ccrelay daemon"))
         } else if await startThroughTheBus() {
             Output.out(localize("ccrelay runs now (started through the session bus) and starts at every login (the desktop's autostart entry)."))
         } else if await runs() {

@@ -59,7 +59,12 @@ enum SetupForward {
         guard write(Array(editor.text.utf8), to: path, account: account) else { return ExitStatus.failure }
         Output.out(fill(localize("Wrote %s (forwarding only: no campus login was tried, so a session online stays online)."), path))
         SetupCommand.testForwarding(path)
-        if account == nil { SetupDaemon.sayAfterForwarding(daemonRuns: daemonRuns) }
+        if account == nil {
+            SetupDaemon.sayAfterForwarding(daemonRuns: daemonRuns)
+        } else {
+            Output.out(fill(localize("A running system service reads the new configuration by itself; its state: %s"),
+                            "ccrelay --system" + (CLI.instance.map { "=" + $0 } ?? "") + " status"))
+        }
         return ExitStatus.ok
     }
 

@@ -34,6 +34,14 @@ extension SystemServiceTests {
         }
         #expect(try String(contentsOfFile: service.configPath, encoding: .utf8).contains("[relay]\nforward = \(target)\n"))
         #expect(RelayRecorder.body(try #require(ntfy.requests().first))["topic"] as? String == "ccrelay-box")
+        // Issue 33.4 for the system service: --forward alone adds a target, with no trial login, the file still the service's alone.
+        let second = try run(DaemonRig.ccrelay, [service.system, "setup", "--forward", "ntfy://127.0.0.1:\(ntfy.port)/ccrelay-second"],
+                             environment: service.environment)
+        #expect(second.status == 0 && second.standardOutput.contains("no campus login was tried"), "\(second.standardOutput)\n\(second.standardError)")
+        #expect(try String(contentsOfFile: service.configPath, encoding: .utf8).contains("[relay]\nforward = \(target)\nforward = ntfy://127.0.0.1:\(ntfy.port)/ccrelay-second\n"))
+        var info = stat()
+        #expect(stat(service.configPath, &info) == 0 && info.st_mode & 0o777 == 0o600 && info.st_uid == getpwnam("ccrelay").pointee.pw_uid)
+        #expect(try sim.sessions().count == 1, "the first setup's trial only")
         withExtendedLifetime((users, bus)) {}
     }
 
