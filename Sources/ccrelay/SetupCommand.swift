@@ -78,8 +78,8 @@ enum SetupCommand {
           --yes                ask nothing: take the options and the current answers
           --edit               change the existing configuration (its answers are the
                                defaults, even when some lines are wrong; a misspelt key
-                               is corrected, an unknown one removed; every other line
-                               of it is kept)
+                               is corrected, or removed when the right one is set too;
+                               every other line of it, unknown keys too, is kept)
           --force              replace an existing configuration (as --edit)
           --no-autostart       do not start ccrelay at login
           --config PATH        write this file instead of $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
