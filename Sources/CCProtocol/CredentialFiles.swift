@@ -178,11 +178,21 @@ public enum CredentialFiles {
                 !isBundle
                     ? "certificate \(path) is not a PKCS#12 bundle (or it holds no key and certificate)"
                     : passphrase == nil
-                        ? "PKCS#12 bundle \(path) is protected by a password, and the keyring has none for it; save it with: ccrelay setup --certificate \(path) --p12-password-stdin --force (it goes to the keyring, never into a file)"
-                        : "PKCS#12 bundle \(path) cannot be opened with the password in the keyring; save the right one with: ccrelay setup --certificate \(path) --p12-password-stdin --force",
+                        ? "PKCS#12 bundle \(path) is protected by a password, and the keyring has none for it; save it with: ccrelay setup --certificate \(path) --p12-password-stdin --force (it goes to the keyring, never into a file). "
+                            + "Where no keyring (Secret Service) runs that fails too: install one (sudo apt install gnome-keyring, then log in again), "
+                            + "or make PEM files of it, which need no password: " + PKCS12Conversion.commands(path).joined(separator: "; ")
+                        : keyringPasswordRefused(path).message,
                 key: "auth.certificate")
         }
         return parsed
+    }
+
+    /// The refusal of a PKCS#12 bundle at `path` that its password does not open
+    /// (the keyring's, as the daemon reads it); setup's trial tells it apart by equality.
+    public static func keyringPasswordRefused(_ path: String) -> ClientConfigurationError {
+        ClientConfigurationError(
+            "PKCS#12 bundle \(path) cannot be opened with the password in the keyring; save the right one with: ccrelay setup --certificate \(path) --p12-password-stdin --force",
+            key: "auth.certificate")
     }
 
     private static func subjectLine(_ x509: OpaquePointer) -> String {

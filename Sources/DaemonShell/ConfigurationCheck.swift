@@ -46,6 +46,13 @@ public enum ConfigurationCheck {
                 }
             }
         } catch {
+            var error = error
+            // Setup's trial: the password was given to setup, not read from the keyring.
+            if bundlePassword != nil, let certificate = configuration.certificate, error == CredentialFiles.keyringPasswordRefused(certificate) {
+                error.message = AlertCatalogue.fill(
+                    Localization.localize("the password given to setup is wrong for %s (the bundle does not open with it); run setup again with its right password (empty if it has none)"),
+                    [certificate])
+            }
             let line = error.key.flatMap { configuration.lines[$0] } ?? 0
             result.errors.append(ConfigurationIssue(file: path, line: line, message: error.message, key: error.key))
             result.configuration = nil

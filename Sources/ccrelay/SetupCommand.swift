@@ -20,7 +20,8 @@ enum SetupCommand {
                              [--user ID --password-stdin] [--p12-password-stdin]
                              [--ac-id N|auto] [--domain SUFFIX] [--hmd5 hmac|hmac-empty|md5]
                              [--discover-from URL] [--ntfy URL] [--gotify URL] [--webhook URL]
-                             [--forward URL] [--yes] [--edit] [--force] [--no-autostart] [--config PATH]
+                             [--forward URL] [--forward-ca-file FILE]
+                             [--yes] [--edit] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
         certificate and key, or a PKCS#12 bundle, whose password goes to the
@@ -65,13 +66,20 @@ enum SetupCommand {
                                pushplus://TOKEN, wecombot://KEY, dingtalk://TOKEN,
                                feishu://HOOK_ID, tgram://BOT_TOKEN/CHAT_ID (see
                                ccrelay(1)); targets already in the configuration are
-                               kept, and each gets a test message
+                               kept, and each gets a test message. On a machine set
+                               up already, these options alone add the target to the
+                               configuration as it is, with no trial login (a session
+                               online stays online)
+          --forward-ca-file FILE  the CA of a forwarding target on the campus (a Bark
+                               server with the school's own certificate): [relay] ca-file
           --p12-password-stdin  read the PKCS#12 bundle's password from standard input
                                 (its first line; the campus password, if any, follows);
                                 it is kept in the keyring, never in a file
           --yes                ask nothing: take the options and the current answers
           --edit               change the existing configuration (its answers are the
-                               defaults; every other line of it is kept)
+                               defaults, even when some lines are wrong; a misspelt key
+                               is corrected, or removed when the right one is set too;
+                               every other line of it, unknown keys too, is kept)
           --force              replace an existing configuration (as --edit)
           --no-autostart       do not start ccrelay at login
           --config PATH        write this file instead of $XDG_CONFIG_HOME/ccrelay/ccrelay.conf
@@ -81,8 +89,10 @@ enum SetupCommand {
         machine without a desktop: /etc/ccrelay/ccrelay.conf (--system=NAME:
         NAME.conf), the certificate and key copied beside it, a password in a file
         there (no keyring) — all root:ccrelay, mode 0640, so that the service reads
-        them and nobody else does; it asks for an ntfy topic to forward alerts to,
-        then enables and starts the unit and prints the command that shows its state.
+        them and nobody else does; it asks for a push service to forward alerts to
+        (the same as --forward takes), then enables and starts the unit and prints
+        the command that shows its state. A path with ~ is in the home of the user
+        who ran sudo.
 
         A Srun portal's password travels in the portal's reversible encoding:
         on a plain http:// portal anyone on the campus network can read it; use
@@ -95,9 +105,9 @@ enum SetupCommand {
     static let command = Subcommand(
         name: "setup", summary: localize("set ccrelay up: server, certificate, a test login, start at login"), usage: usage,
         flags: ["password-stdin", "yes", "edit", "force", "no-autostart", "p12-password-stdin"],
-        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook", "forward",
+        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook", "forward", "forward-ca-file",
                  "protocol", "ac-id", "domain", "hmd5", "discover-from"],
-        values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,
+        values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue, "forward-ca-file": Subcommand.fileValue,
                  "config": Subcommand.fileValue, "protocol": ServerProtocol.allCases.map(\.rawValue),
                  "hmd5": SrunSettings.Digest.allCases.map(\.rawValue)],
         run: run)
@@ -113,11 +123,17 @@ enum SetupCommand {
         }
         let path = parsed.values["config"]
             ?? (CLI.systemService ? SystemService.configurationPath(instance: CLI.instance) : ConfigurationFile.defaultPath())
+        // Forwarding alone on a machine set up already: no trial login while a daemon may be online.
+        if SetupForward.applies(parsed, path: path) { return await SetupForward.run(parsed, path: path, account: account) }
         if access(path, F_OK) == 0 && !parsed.has("force") && !parsed.has("edit") {
             Output.error(fill(localize("setup: %s exists; to change it: ccrelay setup --edit (its answers are the defaults then)"), path))
             return ExitStatus.failure
         }
-        var current = existingAnswers(path)
+        // What runs now is what setup's last line speaks of (a daemon activated earlier reads the new file by itself).
+        let daemonRan = account == nil ? await SetupDaemon.runs() : false
+        var existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        if parsed.has("edit") || parsed.has("force") { existing = SetupEdit.mended(existing, file: path) }
+        var current = existingAnswers(existing, file: path)
         let asking = isatty(0) != 0 && !parsed.has("yes") && !parsed.has("password-stdin") && !parsed.has("p12-password-stdin")
         // The login protocol, with what the network shows offered first.
         let probeURLs = ConfigurationFile.load(path).configuration?.probeURLs ?? Configuration.defaultProbeURLs
@@ -133,7 +149,7 @@ enum SetupCommand {
             if let given = parsed.values[key] {
                 // A value the file cannot hold is refused as a usage error below, before any file is looked at.
                 if file, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
-                    return .refused("--\(key) \(given): \(problem)")
+                    return .refused("--\(key) \(withFullPath(given)): \(problem)")
                 }
                 return .value(given)
             }
@@ -146,7 +162,7 @@ enum SetupCommand {
                 let typed = String(line.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
                 guard !typed.isEmpty else { return fallback.map { .value($0) } ?? .none }
                 if file, let problem = fileProblem(absolute(typed)) {
-                    Output.error(fill(localize("  %s: %s; type the path again (Ctrl-C stops setup)"), typed, problem))
+                    Output.error(fill(localize("  %s: %s; type the path again (Ctrl-C stops setup)"), withFullPath(typed), problem))
                     continue
                 }
                 return .value(typed)
@@ -214,6 +230,10 @@ enum SetupCommand {
             case .none: break
             }
         }
+        var relayCAFile = parsed.values["forward-ca-file"]
+        if let given = relayCAFile, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
+            return fileRefused("--forward-ca-file \(withFullPath(given)): \(problem)")
+        }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         // The system service cannot read a home: copies of its files are staged (as root, following no link,
         // each checked to be what it claims), tried, and placed in its own folder only when the login worked.
@@ -224,9 +244,10 @@ enum SetupCommand {
                 return ExitStatus.failure
             }
             staging = made
-            for (file, kind) in [(certificate, SystemSetup.FileKind.certificate), (key, .key), (caFile, .caFile)] {
+            for (file, kind, name) in [(certificate, SystemSetup.FileKind.certificate, nil), (key, .key, nil), (caFile, .caFile, nil),
+                                       (relayCAFile, .caFile, "relay-ca.pem")] {
                 guard let file else { continue }
-                guard let copy = made.stage(absolute(file), as: kind) else {
+                guard let copy = made.stage(absolute(file), as: kind, name: name) else {
                     made.discard()
                     SetupCleanup.removeAll()
                     return ExitStatus.failure
@@ -234,13 +255,15 @@ enum SetupCommand {
                 switch kind {
                 case .certificate: certificate = copy
                 case .key: key = copy
-                case .caFile: caFile = copy
+                case .caFile where name == nil: caFile = copy
+                case .caFile: relayCAFile = copy
                 }
             }
         } else if asking {
             // Certificate files from elsewhere (a download) may move in beside the configuration, readable only by you.
             certificate = certificate.map { offerCopy($0, into: folder) }
             key = key.map { offerCopy($0, into: folder) }
+            caFile = caFile.map { offerCopy($0, into: folder) }
         }
         guard user != nil || certificate != nil && !portal else {
             return usageError("setup", portal ? localize("a Srun portal logs in with a user: --user ID (and its password)")
@@ -262,14 +285,13 @@ enum SetupCommand {
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.
         var relay = (RelayTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
-        if account != nil && asking && relay.isEmpty && current["relay"] == nil {
-            Output.prompt(localize("Forward alerts to an ntfy topic (https://ntfy.sh/YOUR-TOPIC; empty: the system log only)") + ": ")
-            let typed = (readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }
-            if !typed.isEmpty { relay.append(("ntfy", typed)) }
+        if account != nil && asking && relay.isEmpty && current["relay"] == nil, let target = SystemSetup.askForwarding() {
+            relay.append(target)
         }
         // Every value is checked before it is written: a line break in one would start new keys.
         var given: [(what: String, value: String)] = [("--server", server)]
-        for (option, value) in [("--ca-file", caFile), ("--certificate", certificate), ("--key", key), ("--user", user)] {
+        for (option, value) in [("--ca-file", caFile), ("--certificate", certificate), ("--key", key), ("--user", user),
+                                ("--forward-ca-file", relayCAFile)] {
             if let value { given.append((option, option == "--user" ? value : absolute(value))) }
         }
         for option in ["pinned-key", "interface"] {
@@ -286,9 +308,10 @@ enum SetupCommand {
         func configurationText(passwordFile: String?, placed: [String: String] = [:]) -> String {
             func final(_ file: String?) -> String? { file.map { placed[$0] ?? absolute($0) } }
             return Self.configurationText(
-                path, current: current, server: server, caFile: final(caFile), pin: parsed.values["pinned-key"],
+                existing, current: current, server: server, caFile: final(caFile), pin: parsed.values["pinned-key"],
                 interface: parsed.values["interface"], certificate: final(certificate), key: final(key),
-                bundle: bundle, user: user, passwordFile: passwordFile, relay: relay, protocol: chosen, srun: srun)
+                bundle: bundle, user: user, passwordFile: passwordFile, relay: relay, relayCAFile: final(relayCAFile),
+                protocol: chosen, srun: srun)
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
@@ -359,15 +382,7 @@ enum SetupCommand {
         }
         Output.out(fill(localize("Wrote %s."), path))
         if forwards { testForwarding(path) }
-        if !parsed.has("no-autostart") {
-            if systemctlUser(["enable", "--now", "ccrelay.service"]) {
-                Output.out(localize("ccrelay runs now and starts at every login (systemctl --user enable --now ccrelay)."))
-            } else if await startThroughTheBus() {
-                Output.out(localize("ccrelay runs now (started through the session bus) and starts at every login (the desktop's autostart entry)."))
-            } else {
-                Output.out(localize("ccrelay starts at your next login (the desktop's autostart entry); to start it now: ccrelay daemon"))
-            }
-        }
+        await SetupDaemon.finish(autostart: !parsed.has("no-autostart"), ranBefore: daemonRan)
         return ExitStatus.ok
     }
 
@@ -428,11 +443,12 @@ enum SetupCommand {
         return ExitStatus.failure
     }
 
-    /// The current configuration's answers (the defaults of a second run).
-    private static func existingAnswers(_ path: String) -> [String: String] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
-        let parsed = ConfigurationParser.parse(text, file: path, home: getenv("HOME").map { String(cString: $0) } ?? "/")
-        guard let configuration = parsed.configuration else { return [:] }
+    /// The current configuration's answers (the defaults of a second run); as
+    /// written when the file has errors (`SetupEdit.answers`).
+    private static func existingAnswers(_ text: String, file path: String) -> [String: String] {
+        guard !text.isEmpty else { return [:] }
+        let parsed = ConfigurationParser.parse(text, file: path, home: home())
+        guard let configuration = parsed.configuration else { return SetupEdit.answers(text, home: home()) }
         var answers: [String: String] = ["server": configuration.serverURL]
         answers["certificate"] = configuration.certificate
         answers["key"] = configuration.key
@@ -447,6 +463,7 @@ enum SetupCommand {
         }
         // Not a question's default: whether alerts are forwarded already (setup --system asks for a target only if not).
         answers["relay"] = configuration.relayTargets.first?.displayName
+        answers["relay-ca-file"] = configuration.relayCAFile
         return answers
     }
 
@@ -455,11 +472,10 @@ enum SetupCommand {
     /// comment and unknown key as it was; a fresh file otherwise. A value
     /// equal to the current one is left as written (`~/…` stays `~/…`).
     private static func configurationText(
-        _ path: String, current: [String: String], server: String, caFile: String?, pin: String?, interface: String?,
+        _ existing: String, current: [String: String], server: String, caFile: String?, pin: String?, interface: String?,
         certificate: String?, key: String?, bundle: Bool, user: String?, passwordFile: String? = nil, relay: [(String, String)],
-        protocol chosen: ServerProtocol, srun: SetupPortal.SrunAnswers?
+        relayCAFile: String?, protocol chosen: ServerProtocol, srun: SetupPortal.SrunAnswers?
     ) -> String {
-        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; see ccrelay(1).\n" : existing)
         func update(_ group: String, _ name: String, _ value: String?) {
             guard let value, value != current[name] else { return }
@@ -476,21 +492,33 @@ enum SetupCommand {
         update("auth", "user", user)
         update("auth", "password-file", passwordFile)
         for (service, url) in relay { editor.add("relay", service, url) }
+        if let relayCAFile, relayCAFile != current["relay-ca-file"] { editor.set("relay", "ca-file", to: relayCAFile) }
         return editor.text
     }
 
     /// `ccrelay relay test` on the written configuration; a target that does
     /// not take the test message is reported, and the setup stands.
-    private static func testForwarding(_ path: String) {
+    static func testForwarding(_ path: String) {
         Output.out(localize("Sending a test message to each forwarding target…"))
         guard let program = helperProgram("ccrelay-daemon"), runToEnd(program, ["--relay-test", "--config", path]) else {
             Output.error(fill(localize("setup: a forwarding target did not take the test message (see above); fix it in %s, then: ccrelay relay test"), path))
+            Output.error(localize("setup: a target on the campus whose certificate the system does not trust (a school's own Bark server) needs its CA in [relay] ca-file: ccrelay setup --forward URL --forward-ca-file FILE"))
             return
         }
     }
 
-    private static func absolute(_ path: String) -> String {
-        if path == "~" || path.hasPrefix("~/") { return ConfigurationFile.home() + path.dropFirst() }
+    /// The home a `~` in a path the user gave stands for: the invoking user's under sudo (`--system`).
+    private static func home() -> String {
+        CLI.systemService ? SystemSetup.invokingHome() : ConfigurationFile.home()
+    }
+
+    /// `path` as the user gave it; under sudo (`--system`), with the full path a `~` in it stands for.
+    private static func withFullPath(_ path: String) -> String {
+        CLI.systemService && (path == "~" || path.hasPrefix("~/")) ? "\(path) (\(absolute(path)))" : path
+    }
+
+    static func absolute(_ path: String) -> String {
+        if path == "~" || path.hasPrefix("~/") { return home() + path.dropFirst() }
         guard !path.hasPrefix("/") else { return path }
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         guard let resolved = realpath(path, &buffer) else {
@@ -501,7 +529,7 @@ enum SetupCommand {
     }
 
     /// Makes `folder` and its parents (0700); the one that could not be made and why, when one could not.
-    private static func makeFolders(_ folder: String) -> (String, String)? {
+    static func makeFolders(_ folder: String) -> (String, String)? {
         var built = ""
         for part in folder.split(separator: "/") {
             built += "/" + part
@@ -514,7 +542,7 @@ enum SetupCommand {
 
     /// Writes `bytes` to `path` with mode 0600, never through a link; with
     /// `exclusive`, only as a new file (and a partial one is removed again).
-    private static func write(_ bytes: [UInt8], to path: String, exclusive: Bool = false) -> Bool {
+    static func write(_ bytes: [UInt8], to path: String, exclusive: Bool = false) -> Bool {
         let descriptor = open(path, O_WRONLY | O_CREAT | (exclusive ? O_EXCL : O_TRUNC) | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else { return false }
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
@@ -536,14 +564,22 @@ enum SetupCommand {
 
     /// Stores a password in the keyring; says what went wrong and how to save it later.
     private static func save(_ password: String, as item: KeyringItem) async -> Bool {
-        let later =
+        /// Why the keyring did not take it (nil: no session bus), said with what to do instead.
+        func failed(_ reason: String?) -> Bool {
             switch item {
-            case .campusPassword(let user): "ccrelay login --save-password --user \(user)"
-            case .bundlePassword(let certificate): "ccrelay setup --certificate \(certificate) --p12-password-stdin --force"
+            case .campusPassword(let user):
+                let later = "ccrelay login --save-password --user \(user)"
+                if let reason {
+                    Output.error(fill(localize("setup: the keyring did not save the password (%s); save it: %s"), reason, later))
+                } else {
+                    Output.error(fill(localize("setup: no session bus to reach the keyring; save the password later: %s"), later))
+                }
+                return false
+            case .bundlePassword(let certificate): return SetupBundle.noKeyring(certificate, reason: reason ?? localize("no session bus"))
             }
+        }
         guard let connection = try? Connection(bus: .session, loop: DispatchScheduler(label: "ccrelay.setup")) else {
-            Output.error(fill(localize("setup: no session bus to reach the keyring; save the password later: %s"), later))
-            return false
+            return failed(nil)
         }
         defer { connection.loop.sync { connection.close() } }
         let failure: DBusError? = await withCheckedContinuation { continuation in
@@ -551,22 +587,11 @@ enum SetupCommand {
                 SecretService(connection: connection).store(password, as: item) { continuation.resume(returning: $0) }
             }
         }
-        if let failure {
-            Output.error(fill(localize("setup: the keyring did not save the password (%s); save it: %s"), failure.message, later))
-            return false
-        }
+        if let failure { return failed(failure.message) }
         switch item {
         case .campusPassword(let user): Output.out(fill(localize("Saved the campus password of %s in your keyring."), user))
         case .bundlePassword: Output.out(localize("Saved the certificate's password in your keyring."))
         }
         return true
-    }
-
-    /// Without systemd: the bus starts the daemon (its D-Bus service file) for
-    /// a first call; a running one reads its new configuration by itself.
-    private static func startThroughTheBus() async -> Bool {
-        guard let client = try? await ControlClient.connect(systemServiceToo: false) else { return false }
-        defer { client.close() }
-        return (try? await client.call("GetStatus", timeout: .seconds(30))) != nil
     }
 }

@@ -34,6 +34,15 @@ enum SystemSetup {
         return (user.pointee.pw_uid, group.pointee.gr_gid)
     }
 
+    /// The home a `~` stands for in a path given to setup run with sudo: the
+    /// invoking user's (`SUDO_USER`), not root's, whose home holds no student's files.
+    static func invokingHome() -> String {
+        if let name = getenv("SUDO_USER"), let user = getpwnam(name), let home = user.pointee.pw_dir {
+            return String(cString: home)
+        }
+        return ConfigurationFile.home()
+    }
+
     /// The folder of the service's own files: `NAME.d` beside its configuration.
     static func filesFolder(configuration path: String) -> String {
         let base = path.hasSuffix(".conf") ? String(path.dropLast(".conf".count)) : path
@@ -207,11 +216,21 @@ enum SystemSetup {
     /// says the command that shows its state.
     static func finish(instance: String?, start: Bool) {
         let unit = instance.map { "ccrelay@\($0).service" } ?? "ccrelay.service"
-        if start, access("/usr/bin/systemctl", X_OK) == 0, runToEnd("/usr/bin/systemctl", ["--quiet", "enable", "--now", unit], quiet: true) {
+        // Last, however it went: the command that shows its state.
+        defer { Output.out(fill(localize("Its state: %s"), "ccrelay --system" + (instance.map { "=" + $0 } ?? "") + " status")) }
+        guard start, access("/usr/bin/systemctl", X_OK) == 0 else {
+            Output.out(fill(localize("Start the system service with: systemctl enable --now %s"), unit))
+            return
+        }
+        let started = runChild("/usr/bin/systemctl", ["--quiet", "enable", "--now", unit], output: .capture)
+        if started.status == 0 {
             Output.out(fill(localize("The system service runs now and starts at every boot (systemctl enable --now %s)."), unit))
         } else {
-            Output.out(fill(localize("Start the system service with: systemctl enable --now %s"), unit))
+            // The configuration stands; what systemd said, and where to look.
+            Output.error(fill(localize("setup: systemctl enable --now %s failed; it said:"), unit))
+            for line in started.output.split(separator: "\n") { Output.error("  " + Output.printable(String(line))) }
+            Output.error(fill(localize("setup: the configuration is written; see why the unit did not start with: systemctl status %s; journalctl -u %s — and once that is fixed: systemctl enable --now %s (a unit that does not exist: reinstall the ccrelay package)"),
+                              unit, unit, unit))
         }
-        Output.out(fill(localize("Its state: %s"), "ccrelay --system" + (instance.map { "=" + $0 } ?? "") + " status"))
     }
 }

@@ -4,7 +4,7 @@
 /// only what it asked or was told (`[location] mode = off` stays off).
 public struct ConfigurationEditor: Sendable {
     /// The file's lines, without their line ends.
-    public private(set) var lines: [String]
+    public internal(set) var lines: [String]
 
     /// The text to edit (empty for a new file). CRLF line ends are read as LF.
     public init(_ text: String) {
@@ -110,19 +110,19 @@ public struct ConfigurationEditor: Sendable {
 
     private static func isBlankOrComment(_ line: String) -> Bool { content(line).isEmpty }
 
-    private static func header(_ line: String) -> String? {
+    static func header(_ line: String) -> String? {
         let text = content(line)
         guard text.hasPrefix("["), text.hasSuffix("]") else { return nil }
         return String(text.dropFirst().dropLast()).trimmed
     }
 
-    private static func key(of line: String) -> String? {
+    static func key(of line: String) -> String? {
         let text = content(line)
         guard !text.hasPrefix("["), let equals = text.firstIndex(of: "=") else { return nil }
         return String(text[..<equals]).trimmed
     }
 
-    private static func value(of line: String) -> String? {
+    static func value(of line: String) -> String? {
         let text = content(line)
         guard let equals = text.firstIndex(of: "=") else { return nil }
         return String(text[text.index(after: equals)...]).trimmed
