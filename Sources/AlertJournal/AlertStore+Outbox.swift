@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// One alert waiting for a relay target (or delivered to it).
 public struct OutboxItem: Sendable, Hashable {

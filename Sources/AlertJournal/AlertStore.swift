@@ -1,5 +1,6 @@
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// One alert as the journal keeps it.
 public struct JournalEntry: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import CCurl
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 /// What a relay target answered.
 public struct RelayAnswer: Sendable, Hashable {

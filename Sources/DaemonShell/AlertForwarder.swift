@@ -4,6 +4,7 @@ import CCProtocol
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@ import AlertJournal
 import DBus
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 
 /// What the control API, the tray and the bubbles ask of the daemon; called
 /// on the daemon's loop. What it shows (the status, the properties) is not

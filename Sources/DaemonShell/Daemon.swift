@@ -5,6 +5,7 @@ import DBus
 import EventLoop
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

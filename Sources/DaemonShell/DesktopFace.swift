@@ -3,6 +3,7 @@ import DBus
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 /// The daemon's side of the desktop session, as its rules see it: the bus
 /// face (the name, the control API and LauncherEntry objects, property

@@ -1,6 +1,7 @@
 import CCProtocol
 import CurlTransport
 import CCRelayCore
+import CoreVocabulary
 
 /// A login's exchange read once, for everything the shell takes from it:
 /// the answer the state machine acts on, the grant, the problem `GetStatus`

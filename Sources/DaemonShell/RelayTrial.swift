@@ -4,6 +4,7 @@ import CCProtocol
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 /// `ccrelay relay test [TARGET]`: a test message to each configured relay
 /// target (or the ones `TARGET` names: a service such as `ntfy`, or the
@@ -29,7 +30,7 @@ public enum RelayTrial {
         for target in targets {
             let alert = ForwardedAlert(
                 kind: .notice, title: Localization.localize("CC Relay test message"),
-                body: AlertCatalogue.fill(Localization.localize("Alerts from %s will reach you here."), host),
+                body: TextTemplate.fill(Localization.localize("Alerts from %s will reach you here."), host),
                 urgency: .normal, postedAt: now, key: AlertStore.newKey(), host: host, late: false)
             let request = RelayMessage.request(
                 alert, to: target, raisedAt: WallClock.localMinute(now), localize: Localization.localizer, now: now,

@@ -3,6 +3,7 @@ import DBus
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

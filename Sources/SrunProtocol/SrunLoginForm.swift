@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import SrunCodec
 
 /// The values of `srun_portal?action=login`, made from the challenge's

@@ -3,6 +3,7 @@ import EventLoop
 import DesktopServices
 import DaemonShell
 import CCRelayCore
+import CoreVocabulary
 import CLinux
 #if canImport(Glibc)
 import Glibc
@@ -84,12 +85,12 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
                 _ = line.withCString { write(1, $0, strlen($0)) }
                 exit(0)
             case .refused(let sentence, let code):
-                log(AlertCatalogue.fill(Localization.localize("the server did not log you in: %s"), [sentence]))
+                log(TextTemplate.fill(Localization.localize("the server did not log you in: %s"), [sentence]))
                 // A TLS server spoken to in plain HTTP closes the connection or answers bytes that are no HTTP.
                 if configuration.serverProtocol == .cc1, configuration.serverURL.lowercased().hasPrefix("http://"),
                     [.protocolError, .connectionLost].contains(code)
                 {
-                    log(AlertCatalogue.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
+                    log(TextTemplate.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
                                             [String(configuration.serverURL.dropFirst("http://".count))]))
                 }
                 exit(1)

@@ -2,6 +2,7 @@ import DBus
 import DBusAsync
 import FoundationEssentials
 import CCRelayCore
+import CoreVocabulary
 import DesktopServices
 import EventLoop
 

@@ -1,5 +1,6 @@
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The alert table of docs/design.md, and the translations of every alert text.

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Drives a `DaemonCore` on a virtual clock, as the shell does: it fires

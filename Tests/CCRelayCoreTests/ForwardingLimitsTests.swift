@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// What each service takes and what a refusal means (issue 31.6), the repeat

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Budgets, repeats, quiet hours and digests (issue 26) as rules on a

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// `forward = URL` (issue 26): the push services' URLs parsed natively, the

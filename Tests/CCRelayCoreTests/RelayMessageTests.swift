@@ -1,5 +1,6 @@
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// `[relay]`: the targets and their checks, which alerts go out, and the

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// No secret shown where others read (issue 31.8): a typo in a `forward =`

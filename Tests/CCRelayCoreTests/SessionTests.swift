@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Drives a `Session` on a virtual clock, firing its one timer like the daemon's timerfd.

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The tray's look and menu for each state (issue 13): icon, Status, tooltip, entries.

@@ -7,6 +7,7 @@ import DesktopServices
 import EventLoop
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 
 /// The daemon shell on the embedded loop: virtual time, a scripted CC/1
 /// server, a desktop face that records what it is asked, a journal in a

@@ -4,6 +4,7 @@ import AlertJournal
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 import Testing
 import TestSupport
 

@@ -6,6 +6,7 @@ import DesktopServices
 import EventLoop
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import Testing
 import TestSupport
 

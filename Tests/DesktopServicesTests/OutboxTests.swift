@@ -2,6 +2,7 @@ import AlertJournal
 import Foundation
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// alerts.db's outbox: queued with the journal entry, delivered oldest first

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// `ccrelay.conf` as the daemon uses it (docs/design.md, "Config keys").
 public struct Configuration: Sendable, Hashable {
     /// How location fixes are handled (`[location] mode`).

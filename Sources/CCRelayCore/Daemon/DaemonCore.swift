@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// The daemon's rules, pure: give it an event and the instant; it answers
 /// with effects for the shell (`Daemon`) to carry out. It composes the two
 /// pure machines — `Session` decides the keep-alives, `LocationTracker` what

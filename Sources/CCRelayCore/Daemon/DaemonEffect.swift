@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Everything `DaemonCore` asks of the shell, in order. The shell carries
 /// each out through its ports and reports what came of it as a `DaemonEvent`.
 public enum DaemonEffect: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Everything that happens to the daemon, as `DaemonCore` hears it: the
 /// shell reads its ports (the CC/1 client, the journal, the desktop, the
 /// files, logind and NetworkManager) and says what they said in these terms.

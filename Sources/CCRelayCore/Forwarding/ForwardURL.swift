@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Where a push service takes messages, from a `forward = URL` line.
 public struct PushAddress: Sendable, Hashable {
     /// The service's API: `https://host[:port]` (its public server, a

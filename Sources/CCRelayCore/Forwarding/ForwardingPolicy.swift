@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// A target's message budget (`limit=5/day`, `limit=20/hour`): at most
 /// `count` messages in any `window` (rolling), a digest counting as one.
 public struct RelayBudget: Sendable, Hashable {

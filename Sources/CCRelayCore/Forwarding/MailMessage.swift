@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Where a mail target sends (`forward = mailtos://USER:PASS@HOST[:PORT]/?to=ADDR`).
 public struct MailAddress: Sendable, Hashable {
     /// `smtps://HOST:PORT` (implicit TLS) or `smtp://HOST:PORT` (STARTTLS, required).

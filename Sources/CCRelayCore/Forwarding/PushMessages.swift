@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// The request each push service documents, and how its answer says yes:
 /// - Bark: `POST /push` JSON `device_key`, `title`, `body` (cut to 3,000
 ///   bytes: APNs takes 4 KiB in all, beyond it Bark answers PayloadTooLarge),

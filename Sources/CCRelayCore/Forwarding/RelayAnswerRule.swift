@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// What a target's answer means for the message and for the target's queue —
 /// one verdict for the forwarding lanes and for `ccrelay relay test` alike.
 public enum RelayVerdict: Sendable, Hashable {

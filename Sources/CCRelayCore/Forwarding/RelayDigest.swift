@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Several alerts as one message (`ForwardingPolicy` held them: quiet hours,
 /// a budget, repeats): one title ×N when they share it, else "N alerts
 /// since HH:MM" with a line each, newest first, repeats counted.
@@ -23,9 +25,9 @@ public enum RelayDigest {
         digest.key = "digest-" + Fingerprint.of(alerts.map(\.key).sorted().joined(separator: ",")) + "-\(alerts.count)"
         if groups.count == 1 {
             digest.title = "\(newest.title) ×\(alerts.count)"
-            digest.body = newest.body + "\n\n" + AlertCatalogue.fill(localize("%s times since %s."), "\(alerts.count)", since)
+            digest.body = newest.body + "\n\n" + TextTemplate.fill(localize("%s times since %s."), "\(alerts.count)", since)
         } else {
-            digest.title = AlertCatalogue.fill(localize("CC Relay: %s alerts since %s"), "\(alerts.count)", since)
+            digest.title = TextTemplate.fill(localize("CC Relay: %s alerts since %s"), "\(alerts.count)", since)
             digest.body = groups.map { group in
                 let body = PushMessages.cut(group.alert.body.split(separator: "\n").joined(separator: " "), bytes: 300)
                 return "\(time(group.alert.postedAt))  \(group.alert.title)" + (group.count > 1 ? " ×\(group.count)" : "") + (body.isEmpty ? "" : ": " + body)

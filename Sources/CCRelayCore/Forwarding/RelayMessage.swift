@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// One journaled alert on its way to a relay target: only what the user saw
 /// (kind, title, body, urgency, when) and the host it came from. The session
 /// token, the password and the certificate are not among its fields, so they
@@ -74,7 +76,7 @@ public enum RelayMessage {
                                now: Double = 0, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])? = nil) -> RelayRequest {
         var message = alert.body
         if alert.late {
-            message += "\n\n" + AlertCatalogue.fill(localize("Delayed: raised at %s on %s."), raisedAt, alert.host)
+            message += "\n\n" + TextTemplate.fill(localize("Delayed: raised at %s on %s."), raisedAt, alert.host)
         }
         let headers = ["Content-Type: application/json", "Idempotency-Key: " + headerSafe(alert.key)]
         if let push = target.push {

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// A place alerts are forwarded to, off the machine (`[relay]` in
 /// ccrelay.conf): a topic on an ntfy server, a gotify application, a
 /// webhook that takes a JSON POST, or one of the push services Chinese

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// What the tray shows, as facts: the daemon's state, the unread badge and
 /// the newest alerts.
 public struct TrayFacts: Sendable, Hashable {
@@ -102,7 +104,7 @@ public enum TrayModel {
         let status = facts.urgent && facts.unread > 0 ? "NeedsAttention" : "Active"
         var lines = [stateLine(facts, localize: localize)]
         if let remaining = facts.remaining, facts.state == .online || facts.state == .failing {
-            lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
+            lines.append(TextTemplate.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
         }
         if !facts.problem.isEmpty && facts.state != .online { lines.append(facts.problem) }
         // Online is the server's word: whether traffic gets out is said apart.
@@ -129,7 +131,7 @@ public enum TrayModel {
             items.append(TrayMenuItem(id: 3, label: localize("Log in"), action: .login))
         }
         items.append(TrayMenuItem(
-            id: 4, label: AlertCatalogue.fill(localize("Clear badge (%s)"), "\(facts.unread)"), enabled: facts.unread > 0,
+            id: 4, label: TextTemplate.fill(localize("Clear badge (%s)"), "\(facts.unread)"), enabled: facts.unread > 0,
             action: .clearBadge))
         let recent = facts.recent.prefix(recentLimit)
         if !recent.isEmpty {
@@ -149,7 +151,7 @@ public enum TrayModel {
 
     static func stateLine(_ facts: TrayFacts, localize: Localizer) -> String {
         switch facts.state {
-        case .online: AlertCatalogue.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
+        case .online: TextTemplate.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
         case .failing: localize("Keep-alives failing")
         case .loggingIn: localize("Logging in…")
         case .noNetwork: localize("No network")
@@ -168,7 +170,7 @@ public enum TrayModel {
     /// `1 h 02 min`, `4 min 05 s`, `12 s`.
     static func clock(_ seconds: Int64, localize: Localizer) -> String {
         let s = max(0, seconds)
-        let fill = AlertCatalogue.fill
+        let fill = TextTemplate.fill
         if s >= 3600 { return fill(localize("%s h %s min"), ["\(s / 3600)", format2(s % 3600 / 60)]) }
         if s >= 60 { return fill(localize("%s min %s s"), ["\(s / 60)", format2(s % 60)]) }
         return fill(localize("%s s"), ["\(s)"])

@@ -19,6 +19,6 @@ public struct Localizer: Sendable {
 
     /// The form of `one`/`other` for `count`, translated, with `%s` filled by the count.
     public func plural(_ one: String, _ other: String, count: Int) -> String {
-        AlertCatalogue.fill(counted(one, other, count), "\(count)")
+        TextTemplate.fill(counted(one, other, count), "\(count)")
     }
 }

@@ -25,5 +25,5 @@ public enum JSONText {
         "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
     }
 
-    static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
+    public static func array(_ elements: [String]) -> String { "[" + elements.joined(separator: ",") + "]" }
 }
