@@ -4,7 +4,7 @@ import CoreVocabulary
 /// One alert waiting for a relay target (or delivered to it).
 public struct OutboxItem: Sendable, Hashable {
     public var alertID: Int64
-    /// `RelayTarget.name`.
+    /// `ForwardTarget.name`.
     public var target: String
     /// The idempotency key, the same for every target and attempt, kept across restarts.
     public var key: String

@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// HMAC-SHA256 through libcrypto: how DingTalk and Feishu bots check that
-/// a message comes from who holds the secret (`RelayMessage.request` signs with it).
+/// a message comes from who holds the secret (`ForwardMessage.request` signs with it).
 public enum MessageSignature {
     public static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))

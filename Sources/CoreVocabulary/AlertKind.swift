@@ -12,7 +12,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
     case notice = "notice"
     case backOnline = "back-online"
     /// A `[relay]` target refuses the forwarded alerts (a wrong URL or token).
-    case relayRefused = "relay-refused"
+    case forwardRefused = "relay-refused"
     /// A configuration file exists but cannot be used (it names file:line and the fix).
     case notSetUp = "not-set-up"
     /// The session is granted, but traffic does not get out (a portal, or a limited network).
@@ -32,7 +32,7 @@ public enum AlertKind: String, CaseIterable, Sendable, Hashable, Codable {
         case .serverUntrusted: "x-ccrelay.trust"
         case .notice: "x-ccrelay.notice"
         case .backOnline: "network.connected"
-        case .relayRefused: "x-ccrelay.relay"
+        case .forwardRefused: "x-ccrelay.relay"
         case .newDevice: "x-ccrelay.account"
         case .status: "x-ccrelay.status"
         }

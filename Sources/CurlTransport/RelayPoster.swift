@@ -4,19 +4,19 @@ import CCRelayCore
 import CoreVocabulary
 
 /// What a relay target answered.
-public struct RelayAnswer: Sendable, Hashable {
+public struct ForwardAnswer: Sendable, Hashable {
     /// The HTTP status, or the last SMTP reply code (0 when none came).
     public var status: Int
     /// The start of its reply body, printable characters only.
     public var text: String
     /// What the answer means for this message and the target's queue.
-    public var verdict: RelayVerdict
+    public var verdict: ForwardVerdict
 
     public var delivered: Bool { verdict == .delivered }
     /// Why it does not count as delivered, or nil when it does.
     public var failure: String? { verdict.failure }
 
-    public init(status: Int, text: String, verdict: RelayVerdict) {
+    public init(status: Int, text: String, verdict: ForwardVerdict) {
         self.status = status
         self.text = text
         self.verdict = verdict
@@ -24,9 +24,9 @@ public struct RelayAnswer: Sendable, Hashable {
 }
 
 /// Posts forwarded alerts, one at a time, answered on the shell's loop:
-/// `RelayPoster` over libcurl, or a scripted target in the shell's unit tests.
-public protocol RelayTransport: AnyObject {
-    func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void)
+/// `ForwardPoster` over libcurl, or a scripted target in the shell's unit tests.
+public protocol ForwardTransport: AnyObject {
+    func post(_ request: ForwardRequest, completion: @escaping (ForwardAnswer) -> Void)
 }
 
 /// A relay target's HTTP client: its own libcurl easy and multi handles on
@@ -36,10 +36,10 @@ public protocol RelayTransport: AnyObject {
 /// `proxy=`, the URL's own scheme only, every request bounded
 /// by `timeout`, at most 64 KiB of an answer read. The answer is judged by
 /// its status once its head has come; what is kept of its text has the
-/// request's own secrets taken out (`RelayRequest.redacting`).
+/// request's own secrets taken out (`ForwardRequest.redacting`).
 ///
 /// Confinement: used only on `loop`; one request at a time.
-public final class RelayPoster: RelayTransport {
+public final class ForwardPoster: ForwardTransport {
     private let loop: any EventScheduler
     private let caFile: String?
     private let userAgent: String
@@ -57,7 +57,7 @@ public final class RelayPoster: RelayTransport {
     }
 
     /// POSTs `request` (or, for mail, sends it over SMTP); `completion` runs on the loop (never before this returns).
-    public func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void) {
+    public func post(_ request: ForwardRequest, completion: @escaping (ForwardAnswer) -> Void) {
         loop.preconditionIsCurrent("a relay target's client")
         if let envelope = request.mail { return send(request, envelope, completion: completion) }
         var headers: UnsafeMutablePointer<curl_slist>?
@@ -78,17 +78,17 @@ public final class RelayPoster: RelayTransport {
             // the alert is never sent again for it — unless a push service
             // says no in it (judged on all of it that was read).
             guard response.headComplete || code == CURLE_OK else {
-                return RelayAnswer(status: status, text: text, verdict: .retry(Self.printable(request.redacting(easy.failureText(code)))))
+                return ForwardAnswer(status: status, text: text, verdict: .retry(Self.printable(request.redacting(easy.failureText(code)))))
             }
             let verdict = request.rule.judge(status: status, body: String(decoding: response.bytes, as: UTF8.self))
-            return RelayAnswer(status: status, text: text, verdict: Self.shown(verdict, request))
+            return ForwardAnswer(status: status, text: text, verdict: Self.shown(verdict, request))
         }
     }
 
     /// A mail over SMTP: implicit TLS for `smtps://`, STARTTLS required for
     /// `smtp://` (never plain text), the server verified, the login, the
     /// envelope, the message uploaded. The last SMTP reply code is the status.
-    private func send(_ request: RelayRequest, _ envelope: MailEnvelope, completion: @escaping (RelayAnswer) -> Void) {
+    private func send(_ request: ForwardRequest, _ envelope: MailEnvelope, completion: @escaping (ForwardAnswer) -> Void) {
         var recipients: UnsafeMutablePointer<curl_slist>?
         for address in envelope.to { recipients = curl_slist_append(recipients, "<\(address)>") }
         let upload = UploadBuffer(Array(request.body.utf8))
@@ -112,14 +112,14 @@ public final class RelayPoster: RelayTransport {
             try easy.set(CURLOPT_HEADERDATA, pointer: Unmanaged.passUnretained(replies).toOpaque(), "the server's replies")
         } answer: { easy, code in
             let status = withExtendedLifetime(upload) { easy.info(CURLINFO_RESPONSE_CODE) }
-            guard code != CURLE_OK else { return RelayAnswer(status: status, text: replies.replies.last ?? "", verdict: .delivered) }
-            guard status > 0 else { return RelayAnswer(status: 0, text: "", verdict: .retry(Self.printable(request.redacting(easy.failureText(code))))) }
+            guard code != CURLE_OK else { return ForwardAnswer(status: status, text: replies.replies.last ?? "", verdict: .delivered) }
+            guard status > 0 else { return ForwardAnswer(status: 0, text: "", verdict: .retry(Self.printable(request.redacting(easy.failureText(code))))) }
             // The server's last reply without its code (`5.7.1 Message rejected`), else libcurl's sentence.
             let words = replies.replies.last.map { String($0.dropFirst(4)) } ?? easy.failureText(code)
             // After the message's end (libcurl: a weird reply to it) or to DATA itself: this message; else the login or an address.
             let afterData = code == CURLE_WEIRD_SERVER_REPLY || easy.failureText(code).hasPrefix("DATA failed")
             let verdict = request.rule.judge(status: status, body: request.redacting(words), afterData: afterData)
-            return RelayAnswer(status: status, text: replies.replies.last.map { request.redacting($0) } ?? "", verdict: Self.shown(verdict, request))
+            return ForwardAnswer(status: status, text: replies.replies.last.map { request.redacting($0) } ?? "", verdict: Self.shown(verdict, request))
         }
     }
 
@@ -129,9 +129,9 @@ public final class RelayPoster: RelayTransport {
     /// `response` (retained until the transfer is over, the only time curl
     /// writes to it); `configure` adds the request's own options. `list` is
     /// freed when it is over; a failed transfer drops the connection.
-    private func transfer(_ request: RelayRequest, scheme: String, response: ResponseBuffer, list: UnsafeMutablePointer<curl_slist>?,
-                          completion: @escaping (RelayAnswer) -> Void, configure: (CurlEasy) throws(ClientConfigurationError) -> Void,
-                          answer: @escaping (CurlEasy, CURLcode) -> RelayAnswer) {
+    private func transfer(_ request: ForwardRequest, scheme: String, response: ResponseBuffer, list: UnsafeMutablePointer<curl_slist>?,
+                          completion: @escaping (ForwardAnswer) -> Void, configure: (CurlEasy) throws(ClientConfigurationError) -> Void,
+                          answer: @escaping (CurlEasy, CURLcode) -> ForwardAnswer) {
         let easy = self.easy ?? CurlEasy()
         self.easy = easy
         easy.clearError()
@@ -167,12 +167,12 @@ public final class RelayPoster: RelayTransport {
         }
     }
 
-    private func refuse(_ completion: @escaping (RelayAnswer) -> Void, _ problem: String) {
-        later.run { completion(RelayAnswer(status: 0, text: "", verdict: .retry(problem))) }
+    private func refuse(_ completion: @escaping (ForwardAnswer) -> Void, _ problem: String) {
+        later.run { completion(ForwardAnswer(status: 0, text: "", verdict: .retry(problem))) }
     }
 
     /// The verdict as it may be logged and shown: the request's secrets out, printable, one line.
-    private static func shown(_ verdict: RelayVerdict, _ request: RelayRequest) -> RelayVerdict {
+    private static func shown(_ verdict: ForwardVerdict, _ request: ForwardRequest) -> ForwardVerdict {
         let clean = { (text: String) in printable(request.redacting(text)) }
         return switch verdict {
         case .delivered: .delivered

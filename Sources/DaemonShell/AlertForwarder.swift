@@ -12,8 +12,8 @@ import Glibc
 /// Forwards journaled alerts off the machine (`[relay]`): the alerts the
 /// selection names are queued in the store's outbox by the transaction that
 /// journals them; each target then takes them oldest first, one request at
-/// a time, through its own `RelayTransport` on the daemon's loop. A target
-/// that fails is retried with back-off (`RelayBackoff`) and at once when the
+/// a time, through its own `ForwardTransport` on the daemon's loop. A target
+/// that fails is retried with back-off (`ForwardBackoff`) and at once when the
 /// campus session or the network comes back; each alert reaches each target
 /// at most once (marked delivered when it answers, with an idempotency key
 /// for the rare repeat after a crash), late ones marked late. A target that
@@ -28,8 +28,8 @@ import Glibc
 final class AlertForwarder {
     /// One target's queue: what it is doing and how it has been failing.
     private final class Lane {
-        let target: RelayTarget
-        let transport: any RelayTransport
+        let target: ForwardTarget
+        let transport: any ForwardTransport
         let policy: ForwardingPolicy
         var busy = false
         /// Armed while alerts are held (quiet hours, a budget, a repeat) for when they may go.
@@ -41,7 +41,7 @@ final class AlertForwarder {
         /// The failure already logged for this episode.
         var reported: String?
 
-        init(target: RelayTarget, transport: any RelayTransport, policy: ForwardingPolicy) {
+        init(target: ForwardTarget, transport: any ForwardTransport, policy: ForwardingPolicy) {
             self.target = target
             self.transport = transport
             self.policy = policy
@@ -49,7 +49,7 @@ final class AlertForwarder {
     }
 
     private let lanes: [Lane]
-    private let selection: RelaySelection
+    private let selection: ForwardSelection
     private let loop: any EventScheduler
     private let host: String
     private let store: () -> AlertStore?
@@ -62,10 +62,10 @@ final class AlertForwarder {
     /// The targets refusing now, by outbox name.
     private var refusing: Set<String> = []
 
-    init(targets: [RelayTarget], selection: RelaySelection, quiet: QuietHours? = nil, quietCritical: Bool = false,
+    init(targets: [ForwardTarget], selection: ForwardSelection, quiet: QuietHours? = nil, quietCritical: Bool = false,
          loop: any EventScheduler, host: String,
          store: @escaping () -> AlertStore?, storeFailed: @escaping (StoreError, String) -> Void,
-         log: @escaping (String) -> Void, transport: (RelayTarget) -> any RelayTransport) {
+         log: @escaping (String) -> Void, transport: (ForwardTarget) -> any ForwardTransport) {
         lanes = targets.map {
             Lane(target: $0, transport: transport($0), policy: ForwardingPolicy(budget: $0.budget, quiet: quiet, quietCritical: quietCritical))
         }
@@ -136,7 +136,7 @@ final class AlertForwarder {
             case .send(let ids):
                 let chosen = next.waiting.filter { ids.contains($0.alertID) }
                 // A digest carries what the service shows whole; the rest go in the next message.
-                let fitting = RelayDigest.fitting(chosen.map { forwarded($0, now: now) }, in: lane.target.messageRoom, time: WallClock.localTime,
+                let fitting = ForwardDigest.fitting(chosen.map { forwarded($0, now: now) }, in: lane.target.messageRoom, time: WallClock.localTime,
                                                   localize: Localization.localizer)
                 items = Array(chosen.prefix(fitting))
             }
@@ -146,8 +146,8 @@ final class AlertForwarder {
         }
         let alerts = items.map { forwarded($0, now: now) }
         guard let first = alerts.first else { return }
-        let alert = alerts.count == 1 ? first : RelayDigest.alert(alerts, time: WallClock.localTime, localize: Localization.localizer)
-        let request = RelayMessage.request(
+        let alert = alerts.count == 1 ? first : ForwardDigest.alert(alerts, time: WallClock.localTime, localize: Localization.localizer)
+        let request = ForwardMessage.request(
             alert, to: lane.target, raisedAt: WallClock.localMinute(alert.postedAt), localize: Localization.localizer,
             now: now, hmacSHA256: MessageSignature.hmacSHA256)
         lane.busy = true
@@ -163,7 +163,7 @@ final class AlertForwarder {
     private func forwarded(_ item: OutboxItem, now: Double) -> ForwardedAlert {
         ForwardedAlert(
             kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
-            host: host, late: item.attempts > 0 || now - item.queuedAt > RelayMessage.lateAfter)
+            host: host, late: item.attempts > 0 || now - item.queuedAt > ForwardMessage.lateAfter)
     }
 
     /// What waits for `lane`'s target, what it took lately, and what its policy says of them now.
@@ -180,7 +180,7 @@ final class AlertForwarder {
     }
 
     /// What the target said of the message carrying `items` (one alert, or a digest of several).
-    private func answered(_ lane: Lane, _ items: [OutboxItem], _ answer: RelayAnswer) {
+    private func answered(_ lane: Lane, _ items: [OutboxItem], _ answer: ForwardAnswer) {
         guard let store = store() else { return }
         switch answer.verdict {
         case .delivered:
@@ -205,7 +205,7 @@ final class AlertForwarder {
             }
             log("\(lane.target.displayName) refused an alert (\(problem)); it is not sent there again, the next one goes")
             if refusing.insert(lane.target.name).inserted {
-                onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
+                onRefusal?(.forwardRefused(target: lane.target.displayName, answer: problem))
             }
             send(lane)
         case .retry(let problem), .targetRefused(let problem):
@@ -215,7 +215,7 @@ final class AlertForwarder {
                 storeFailed(error, "note a failed forward")
             }
             lane.failures = min(lane.failures + 1, 1000)
-            let delay = RelayBackoff.delay(afterFailures: lane.failures)
+            let delay = ForwardBackoff.delay(afterFailures: lane.failures)
             if lane.reported == nil {
                 log("cannot forward alerts to \(lane.target.displayName): \(problem); they wait in the outbox, retrying in \(delay.components.seconds) s")
             }
@@ -230,14 +230,14 @@ final class AlertForwarder {
             retry.arm(after: delay)
             // A wrong URL, key or token: the user must act.
             if case .targetRefused = answer.verdict, refusing.insert(lane.target.name).inserted {
-                onRefusal?(.relayRefused(target: lane.target.displayName, answer: problem))
+                onRefusal?(.forwardRefused(target: lane.target.displayName, answer: problem))
             }
         }
     }
 
     /// Drops what waits for targets no longer in `[relay]` (the outbox of
     /// the previous configuration), saying how many alerts each had waiting.
-    static func dropQueuesOfRemovedTargets(_ targets: [RelayTarget], store: AlertStore, log: (String) -> Void) throws(StoreError) {
+    static func dropQueuesOfRemovedTargets(_ targets: [ForwardTarget], store: AlertStore, log: (String) -> Void) throws(StoreError) {
         for orphan in try store.dropOutbox(except: targets.map(\.name)) where orphan.waiting > 0 {
             log("\(orphan.waiting) alert(s) waited for \(orphan.target), which is no longer in [relay]; they are dropped")
         }

@@ -38,7 +38,7 @@ public enum ConfigurationCheck {
             if let passwordFile = configuration.passwordFile, case .failure(let problem) = SecretFile.read(passwordFile) {
                 throw ClientConfigurationError(problem.description, key: "auth.password-file")
             }
-            if let caFile = configuration.relayCAFile {
+            if let caFile = configuration.forwardCAFile {
                 do throws(ClientConfigurationError) {
                     try CredentialFiles.checkCertificateAuthorities(caFile)
                 } catch {

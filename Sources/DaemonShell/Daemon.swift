@@ -88,8 +88,8 @@ public final class Daemon {
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, campus: campus,
             desktop: face, isSystemService: system, instance: instance,
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, interface: reading.usable?.interface, log: log, onEvent: onEvent) },
-            relayTransport: { [loop] target in
-                RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
+            forwardTransport: { [loop] target in
+                ForwardPoster(caFile: reading.usable?.forwardCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },
             outsideProbe: reading.usable.map { configuration in
                 OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: "ccrelay/\(version)", loop: loop)
@@ -103,7 +103,7 @@ public final class Daemon {
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
          campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false, instance: String? = nil,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
-         relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
+         forwardTransport: (ForwardTarget) -> any ForwardTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
         self.isSystemService = isSystemService
@@ -122,13 +122,13 @@ public final class Daemon {
         device = DaemonProcess.deviceName
         quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
-        if let configuration = reading.usable, !configuration.relayTargets.isEmpty {
+        if let configuration = reading.usable, !configuration.forwardTargets.isEmpty {
             forwarder = AlertForwarder(
-                targets: configuration.relayTargets, selection: configuration.relaySelection, quiet: configuration.quietHours,
+                targets: configuration.forwardTargets, selection: configuration.forwardSelection, quiet: configuration.quietHours,
                 quietCritical: configuration.quietCritical, loop: loop, host: device,
                 store: { [journalKeeper] in journalKeeper.usable() },
                 storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, log: log,
-                transport: relayTransport)
+                transport: forwardTransport)
         }
     }
 
@@ -165,7 +165,7 @@ public final class Daemon {
         // Alerts a previous run could not deliver; what waited for a target since removed is said and dropped.
         if let store, let configuration = core.configuration {
             do {
-                try AlertForwarder.dropQueuesOfRemovedTargets(configuration.relayTargets, store: store, log: log)
+                try AlertForwarder.dropQueuesOfRemovedTargets(configuration.forwardTargets, store: store, log: log)
             } catch {
                 journalKeeper.failed(error, doing: "tidy the outbox")
             }

@@ -54,7 +54,7 @@ func check(_ path: String, system: Bool) -> Never {
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
-    if system && configuration.relayTargets.isEmpty {
+    if system && configuration.forwardTargets.isEmpty {
         log("warning: \(path): no [relay] target: on a machine without a desktop nobody will hear about a logout "
             + "(add forward = URL — bark://, schan://, tgram://, … — or ntfy = URL, gotify = URL, webhook = URL under [relay]; the system log has the alerts too)")
     }
@@ -111,26 +111,26 @@ func relayTest(_ path: String, target name: String?) -> Never {
     let loaded = ConfigurationCheck.load(path, log: log)
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
-    let targets = RelayTrial.targets(configuration, matching: name)
+    let targets = ForwardTrial.targets(configuration, matching: name)
     guard !targets.isEmpty else {
-        if configuration.relayTargets.isEmpty {
+        if configuration.forwardTargets.isEmpty {
             log("\(path) forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))")
             exit(1)
         }
-        log("no [relay] target matches '\(name ?? "")'; configured: \(configuration.relayTargets.map(\.displayName).joined(separator: ", "))")
+        log("no [relay] target matches '\(name ?? "")'; configured: \(configuration.forwardTargets.map(\.displayName).joined(separator: ", "))")
         exit(2)
     }
     var failed = false
     do {
         let loop = try EventLoop()
-        RelayTrial.run(
-            targets, caFile: configuration.relayCAFile, version: ccrelayVersion, loop: loop,
+        ForwardTrial.run(
+            targets, caFile: configuration.forwardCAFile, version: ccrelayVersion, loop: loop,
             report: { target, answer in
                 failed = failed || !answer.delivered
                 let said = answer.text.isEmpty ? "" : ": " + answer.text
                 // A mail's status is the SMTP reply code (a 4xx there means: try later).
-                let mail = target.hasPrefix(RelayTarget.Service.mail.title + " ")
-                // The daemon's own verdict (RelayVerdict): what the lanes would do with this answer.
+                let mail = target.hasPrefix(ForwardTarget.Service.mail.title + " ")
+                // The daemon's own verdict (ForwardVerdict): what the lanes would do with this answer.
                 let line =
                     switch answer.verdict {
                     case .delivered: "\(target): delivered (\(mail ? "SMTP" : "HTTP") \(answer.status))\(said)\n"

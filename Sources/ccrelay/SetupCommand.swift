@@ -211,7 +211,7 @@ enum SetupCommand {
         }
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.
-        var relay = (RelayTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
+        var relay = (ForwardTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
         if account != nil && asking && relay.isEmpty && current["relay"] == nil {
             Output.prompt(localize("Forward alerts to an ntfy topic (https://ntfy.sh/YOUR-TOPIC; empty: the system log only)") + ": ")
             let typed = (readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }
@@ -242,7 +242,7 @@ enum SetupCommand {
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
-        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.relayTargets.isEmpty ?? true)
+        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.forwardTargets.isEmpty ?? true)
 
         // The answers are tried from a private file next to the real one (the system service's: among
         // its staged copies), which is written only after a login; it goes with setup, however setup ends.
@@ -391,7 +391,7 @@ enum SetupCommand {
         answers["interface"] = configuration.interface
         answers["user"] = configuration.user
         // Not a question's default: whether alerts are forwarded already (setup --system asks for a target only if not).
-        answers["relay"] = configuration.relayTargets.first?.displayName
+        answers["relay"] = configuration.forwardTargets.first?.displayName
         return answers
     }
 

@@ -12,11 +12,11 @@ import Testing
 /// never kept, and plain http reaches this computer only.
 @Suite struct RelayPosterTests {
     /// Posts `request` on the tests' loop; its answer, and how long it took.
-    func post(_ request: RelayRequest, timeout: Duration = .seconds(20)) async -> (RelayAnswer, Duration) {
+    func post(_ request: ForwardRequest, timeout: Duration = .seconds(20)) async -> (ForwardAnswer, Duration) {
         let started = ContinuousClock.now
-        let answer: RelayAnswer = await withCheckedContinuation { continuation in
+        let answer: ForwardAnswer = await withCheckedContinuation { continuation in
             TestLoop.shared.execute {
-                let poster = RelayPoster(caFile: nil, userAgent: "ccrelay-test", timeout: timeout, loop: TestLoop.shared)
+                let poster = ForwardPoster(caFile: nil, userAgent: "ccrelay-test", timeout: timeout, loop: TestLoop.shared)
                 poster.post(request) { answer in
                     withExtendedLifetime(poster) { continuation.resume(returning: answer) }
                 }
@@ -25,8 +25,8 @@ import Testing
         return (answer, ContinuousClock.now - started)
     }
 
-    func request(_ url: String, headers: [String] = []) -> RelayRequest {
-        RelayRequest(url: url, headers: headers + ["Content-Type: application/json", "Idempotency-Key: 0123456789abcdef"],
+    func request(_ url: String, headers: [String] = []) -> ForwardRequest {
+        ForwardRequest(url: url, headers: headers + ["Content-Type: application/json", "Idempotency-Key: 0123456789abcdef"],
                      body: #"{"title":"Logged out"}"#)
     }
 

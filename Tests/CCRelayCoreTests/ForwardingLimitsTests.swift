@@ -16,7 +16,7 @@ struct ForwardingLimitsTests {
     }
 
     static func body(_ forward: String, _ alert: ForwardedAlert) throws -> String {
-        RelayMessage.request(alert, to: try RelayTarget(forward: forward), raisedAt: "09:00", localize: .english, now: 1_780_000_123,
+        ForwardMessage.request(alert, to: try ForwardTarget(forward: forward), raisedAt: "09:00", localize: .english, now: 1_780_000_123,
                              hmacSHA256: { key, message in Array((key + [0] + message).prefix(32)) }).body
     }
 
@@ -55,8 +55,8 @@ struct ForwardingLimitsTests {
     // MARK: 31.6 — a refusal of the message, of the target, or of the moment
 
     @Test func eachServicesAnswerSaysWhoseFaultItIs() throws {
-        func rule(_ forward: String) throws -> RelayAnswerRule {
-            RelayMessage.request(Self.alert("t"), to: try RelayTarget(forward: forward), raisedAt: "", localize: .english, now: 0,
+        func rule(_ forward: String) throws -> AnswerRule {
+            ForwardMessage.request(Self.alert("t"), to: try ForwardTarget(forward: forward), raisedAt: "", localize: .english, now: 0,
                                  hmacSHA256: nil).rule
         }
         let telegram = try rule("tgram://1:AAH/2")
@@ -90,9 +90,9 @@ struct ForwardingLimitsTests {
             == .targetRefused("ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)"), "quota or key: the queue waits")
         #expect(serverchan.judge(status: 200, body: #"{"code":40002,"message":"title too long"}"#)
             == .messageRefused("ServerChan: title too long (code 40002, HTTP 200)"))
-        #expect(RelayAnswerRule.status.judge(status: 413, body: "") == .messageRefused("HTTP 413"))
-        #expect(RelayAnswerRule.status.judge(status: 401, body: "") == .targetRefused("HTTP 401"))
-        #expect(RelayAnswerRule.status.judge(status: 429, body: "") == .retry("HTTP 429"), "relay test and the daemon agree: wait")
+        #expect(AnswerRule.status.judge(status: 413, body: "") == .messageRefused("HTTP 413"))
+        #expect(AnswerRule.status.judge(status: 401, body: "") == .targetRefused("HTTP 401"))
+        #expect(AnswerRule.status.judge(status: 429, body: "") == .retry("HTTP 429"), "relay test and the daemon agree: wait")
     }
 
     // MARK: 31.7 — the repeat rule and the clock
@@ -109,7 +109,7 @@ struct ForwardingLimitsTests {
 
     @Test func whatAClockSetBackPutsInTheFutureCountsForNothing() {
         // Eight hours of messages, then the clock jumps back eight hours.
-        var outbox = Outbox(policy: ForwardingPolicy(budget: RelayBudget("3/day")))
+        var outbox = Outbox(policy: ForwardingPolicy(budget: ForwardBudget("3/day")))
         for hour in 0..<3 { outbox.raise("Logged out", at: Self.noon + Double(hour) * 3600, urgency: .critical) }
         let jumped = Self.noon + 2 * 3600 - 8 * 3600
         outbox.raise("Logged out", at: jumped, urgency: .critical)
@@ -131,15 +131,15 @@ struct ForwardingLimitsTests {
 
     @Test func aDigestCarriesWhatTheServiceShowsWholeAndTheRestGoNext() throws {
         let alerts = (0..<1000).map { Self.alert("校园网通知 \($0)", "今晚 23:00 维护认证系统，届时可能需要重新登录。") }
-        let target = try RelayTarget(forward: "tgram://1:AAH/2")
-        let first = RelayDigest.fitting(alerts, in: target.messageRoom, time: { _ in "23:20" }, localize: .english)
+        let target = try ForwardTarget(forward: "tgram://1:AAH/2")
+        let first = ForwardDigest.fitting(alerts, in: target.messageRoom, time: { _ in "23:20" }, localize: .english)
         #expect(first > 10 && first < 1000, "\(first)")
-        let digest = RelayDigest.alert(Array(alerts.prefix(first)), time: { _ in "23:20" }, localize: .english)
+        let digest = ForwardDigest.alert(Array(alerts.prefix(first)), time: { _ in "23:20" }, localize: .english)
         let text = Self.field("text", try Self.body("tgram://1:AAH/2", digest))
         #expect(!text.hasSuffix("…"), "the digest is not cut: every alert it carries is shown")
-        #expect(RelayDigest.fitting(Array(alerts.prefix(3)), in: target.messageRoom, time: { _ in "" }, localize: .english) == 3)
+        #expect(ForwardDigest.fitting(Array(alerts.prefix(3)), in: target.messageRoom, time: { _ in "" }, localize: .english) == 3)
         let huge = [Self.alert("a", String(repeating: "x", count: 10_000)), Self.alert("b")]
-        #expect(RelayDigest.fitting(huge, in: 100, time: { _ in "" }, localize: .english) == 1, "at least one goes")
+        #expect(ForwardDigest.fitting(huge, in: 100, time: { _ in "" }, localize: .english) == 1, "at least one goes")
     }
 }
 

@@ -47,13 +47,13 @@ import Testing
     static let midnight = 1_796_054_400.0
 
     @Test func twelveAlertsInAnHourAgainstFiveADayAreFiveMessagesAndOneDigestNothingLost() {
-        var outbox = Outbox(policy: ForwardingPolicy(budget: RelayBudget("5/day")))
+        var outbox = Outbox(policy: ForwardingPolicy(budget: ForwardBudget("5/day")))
         let start = Self.midnight + 10 * 3600
         for index in 0..<12 { outbox.raise("alert \(index)", at: start + Double(index) * 300) }
         #expect(outbox.sent.count == 5 && outbox.sent.allSatisfy { $0.titles.count == 1 }, "\(outbox.sent)")
         #expect(outbox.waiting.count == 7, "held, not dropped")
         // A restart changes nothing: the policy keeps no state, the outbox is the store.
-        var restarted = Outbox(policy: ForwardingPolicy(budget: RelayBudget("5/day")), waiting: outbox.waiting, sent: outbox.sent)
+        var restarted = Outbox(policy: ForwardingPolicy(budget: ForwardBudget("5/day")), waiting: outbox.waiting, sent: outbox.sent)
         restarted.run(from: start + 3600, until: start + 2 * 86_400)
         #expect(restarted.sent.count == 6 && restarted.waiting.isEmpty)
         let digest = restarted.sent[5]
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func aLogoutTakesTheLastSlotAloneAndTheRestWaitForTheDigest() {
-        var outbox = Outbox(policy: ForwardingPolicy(budget: RelayBudget("2/hour")))
+        var outbox = Outbox(policy: ForwardingPolicy(budget: ForwardBudget("2/hour")))
         let start = Self.midnight + 12 * 3600
         outbox.raise("failing", at: start)
         outbox.waiting.append(WaitingAlert(id: 90, title: "notice", urgency: .low, postedAt: start + 10))
@@ -124,13 +124,13 @@ import Testing
             ForwardedAlert(kind: .notice, title: title, body: "body of \(title)", urgency: urgency, postedAt: at, key: key, host: "pc", late: false)
         }
         let alerts = [alert("Keep-alive failing", 100, "k1"), alert("Logged out", 200, "k2", .critical), alert("Keep-alive failing", 300, "k3")]
-        let digest = RelayDigest.alert(alerts, time: { "t\(Int($0))" }, localize: .english)
+        let digest = ForwardDigest.alert(alerts, time: { "t\(Int($0))" }, localize: .english)
         #expect(digest.title == "CC Relay: 3 alerts since t100" && digest.urgency == .critical)
         #expect(digest.body == "t300  Keep-alive failing ×2: body of Keep-alive failing\nt200  Logged out: body of Logged out", "\(digest.body)")
-        #expect(RelayDigest.alert(alerts.reversed(), time: { "\($0)" }, localize: .english).key == digest.key, "the same alerts, the same key")
-        let same = RelayDigest.alert([alert("Logged out", 1, "a"), alert("Logged out", 2, "b")], time: { "t\(Int($0))" }, localize: .english)
+        #expect(ForwardDigest.alert(alerts.reversed(), time: { "\($0)" }, localize: .english).key == digest.key, "the same alerts, the same key")
+        let same = ForwardDigest.alert([alert("Logged out", 1, "a"), alert("Logged out", 2, "b")], time: { "t\(Int($0))" }, localize: .english)
         #expect(same.title == "Logged out ×2" && same.body.hasSuffix("2 times since t1."))
-        #expect(RelayBudget("5/day") == RelayBudget(count: 5, window: 86_400) && RelayBudget("0/day") == nil && RelayBudget("5/week") == nil)
-        #expect(try RelayTarget(forward: "schan://SCT1").budget == .serverChanFree && RelayTarget(forward: "schan://SCT1?limit=20/hour").budget?.count == 20)
+        #expect(ForwardBudget("5/day") == ForwardBudget(count: 5, window: 86_400) && ForwardBudget("0/day") == nil && ForwardBudget("5/week") == nil)
+        #expect(try ForwardTarget(forward: "schan://SCT1").budget == .serverChanFree && ForwardTarget(forward: "schan://SCT1?limit=20/hour").budget?.count == 20)
     }
 }

@@ -9,13 +9,13 @@ import Testing
         kind: .loggedOut, title: "Logged out of the campus network", body: "你已被管理员下线", urgency: .critical, postedAt: 1_780_000_000,
         key: "k-1", host: "dorm-pc", late: false)
 
-    static func request(_ forward: String, _ alert: ForwardedAlert = alert) throws -> RelayRequest {
-        RelayMessage.request(alert, to: try RelayTarget(forward: forward), raisedAt: "09:00", localize: .english, now: 1_780_000_123.456,
+    static func request(_ forward: String, _ alert: ForwardedAlert = alert) throws -> ForwardRequest {
+        ForwardMessage.request(alert, to: try ForwardTarget(forward: forward), raisedAt: "09:00", localize: .english, now: 1_780_000_123.456,
                              hmacSHA256: { key, message in Array((key + [0] + message).prefix(32)) })
     }
 
     @Test func eachSchemeNamesItsServiceServerAndKey() throws {
-        let cases: [(String, RelayTarget.Service, String, String)] = [
+        let cases: [(String, ForwardTarget.Service, String, String)] = [
             ("bark://BarkKey123", .bark, "https://api.day.app", "BarkKey123"),
             ("barks://bark.campus.example:8443/BarkKey123", .bark, "https://bark.campus.example:8443", "BarkKey123"),
             ("schan://SCT123456TabcdefABCDEF", .serverchan, "https://sctapi.ftqq.com", "SCT123456TabcdefABCDEF"),
@@ -28,29 +28,29 @@ import Testing
             ("schan://SCT1?api=https://127.0.0.1:9443", .serverchan, "https://127.0.0.1:9443", "SCT1"),
         ]
         for (url, service, base, key) in cases {
-            let target = try RelayTarget(forward: url)
+            let target = try ForwardTarget(forward: url)
             #expect(target.service == service && target.push?.base == base && target.push?.key == key, "\(url): \(target)")
             #expect(!target.name.contains(key) && !target.displayName.contains(key), "no key in \(target.name)")
         }
-        #expect(try RelayTarget(forward: "tgram://1:A/@campus_news").push?.chat == "@campus_news")
-        #expect(try RelayTarget(forward: "dingtalk://t?secret=a%2Bb").push?.secret == "a+b", "options are percent-decoded")
-        #expect(try RelayTarget(forward: "bark://K1").name != RelayTarget(forward: "bark://K2").name, "two devices, two queues")
-        let proxied = try RelayTarget(forward: "tgram://1:A/2?proxy=socks5h://127.0.0.1:1080")
+        #expect(try ForwardTarget(forward: "tgram://1:A/@campus_news").push?.chat == "@campus_news")
+        #expect(try ForwardTarget(forward: "dingtalk://t?secret=a%2Bb").push?.secret == "a+b", "options are percent-decoded")
+        #expect(try ForwardTarget(forward: "bark://K1").name != ForwardTarget(forward: "bark://K2").name, "two devices, two queues")
+        let proxied = try ForwardTarget(forward: "tgram://1:A/2?proxy=socks5h://127.0.0.1:1080")
         #expect(proxied.proxy == "socks5h://127.0.0.1:1080")
     }
 
     @Test func ntfyGotifyAndJsonAreTheTargetsOfTheirOwnKeys() throws {
-        #expect(try RelayTarget(forward: "ntfys://ntfy.sh/ccrelay-1") == RelayTarget(service: .ntfy, url: "https://ntfy.sh/ccrelay-1"))
-        #expect(try RelayTarget(forward: "gotifys://g.example/AppToken").url == "https://g.example/message?token=AppToken")
-        #expect(try RelayTarget(forward: "jsons://hooks.example/in").url == "https://hooks.example/in")
-        #expect(try RelayTarget(forward: "ntfy://127.0.0.1:8080/topic").url == "http://127.0.0.1:8080/topic", "plain http to loopback")
-        #expect(throws: RelayTargetProblem.self, "plain http elsewhere") { try RelayTarget(forward: "ntfy://ntfy.sh/topic") }
+        #expect(try ForwardTarget(forward: "ntfys://ntfy.sh/ccrelay-1") == ForwardTarget(service: .ntfy, url: "https://ntfy.sh/ccrelay-1"))
+        #expect(try ForwardTarget(forward: "gotifys://g.example/AppToken").url == "https://g.example/message?token=AppToken")
+        #expect(try ForwardTarget(forward: "jsons://hooks.example/in").url == "https://hooks.example/in")
+        #expect(try ForwardTarget(forward: "ntfy://127.0.0.1:8080/topic").url == "http://127.0.0.1:8080/topic", "plain http to loopback")
+        #expect(throws: ForwardTargetProblem.self, "plain http elsewhere") { try ForwardTarget(forward: "ntfy://ntfy.sh/topic") }
     }
 
     @Test func aWrongURLSaysWhatIsWrongAndHowToWriteIt() {
         func problem(_ url: String) -> String {
             do {
-                _ = try RelayTarget(forward: url)
+                _ = try ForwardTarget(forward: url)
                 return "accepted"
             } catch {
                 return error.description
@@ -98,18 +98,18 @@ import Testing
     }
 
     @Test func aPushServicesAnswerIsJudgedOnItsCodeNotItsStatus() {
-        let serverchan = RelayAnswerRule.code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"])
+        let serverchan = AnswerRule.code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"])
         #expect(serverchan.judge(status: 200, body: #"{"code":0,"message":"","data":{"pushid":"1"}}"#) == .delivered)
         let quota = serverchan.judge(status: 200, body: #"{"code":40001,"message":"\u4eca\u65e5\u514d\u8d39\u989d\u5ea6\u5df2\u7528\u5b8c","data":null}"#)
         #expect(quota == .messageRefused("ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)"), "a code the rule does not list: this message")
         #expect(serverchan.judge(status: 502, body: "<html>bad gateway</html>") == .retry("ServerChan: HTTP 502: <html>bad gateway</html>"))
-        let feishu = RelayAnswerRule.code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"])
+        let feishu = AnswerRule.code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"])
         #expect(feishu.judge(status: 200, body: #"{"StatusCode":0,"StatusMessage":"success"}"#) == .delivered, "older hooks")
-        let telegram = RelayAnswerRule.okFlag(service: "Telegram")
+        let telegram = AnswerRule.okFlag(service: "Telegram")
         #expect(telegram.judge(status: 200, body: #"{"ok":true,"result":{"text":"a \"quoted\" [text]"}}"#) == .delivered)
         #expect(telegram.judge(status: 400, body: #"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#)
             == .targetRefused("Telegram: Bad Request: chat not found (error 400, HTTP 400)"))
-        #expect(RelayAnswerRule.status.judge(status: 204, body: "") == .delivered)
+        #expect(AnswerRule.status.judge(status: 204, body: "") == .delivered)
         #expect(JSONScan.members(#"{"a":"\ud83d\ude00","b":[1,{"c":"}"}],"d":-1.5e3,"e":false}"#)
             == ["a": .string("😀"), "d": .number("-1.5e3"), "e": .bool(false)])
         for broken in ["", "[]", "{", #"{"a":}"#, #"{"a":"\u12"}"#, #"{"a" 1}"#, "{\"a\":[1,2}"] {
@@ -141,23 +141,23 @@ import Testing
         #expect(parsed.errors.first?.line == 6)
         let good = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nforward = bark://K1\nforward = schan://SCT1\n",
                                              file: "/c", home: "/h")
-        #expect(good.configuration?.relayTargets.map(\.service) == [.bark, .serverchan])
+        #expect(good.configuration?.forwardTargets.map(\.service) == [.bark, .serverchan])
         let keyed = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nbark = bark://K1\n", file: "/c", home: "/h")
         #expect(keyed.warnings.first?.message.contains("forward") == true, "\(keyed.warnings)")
     }
 
     @Test func aMailTargetIsParsedAndItsMessageIsAProperMail() throws {
-        let qq = try RelayTarget(forward: "mailtos://12345:auth%40code@smtp.qq.com/?to=12345@qq.com")
+        let qq = try ForwardTarget(forward: "mailtos://12345:auth%40code@smtp.qq.com/?to=12345@qq.com")
         #expect(qq.service == .mail && qq.mail?.server == "smtps://smtp.qq.com:465" && qq.mail?.from == "12345@qq.com")
         #expect(qq.mail?.password == "auth@code" && !qq.displayName.contains("12345") && qq.displayName.hasPrefix("E-mail smtp.qq.com:465 #"))
-        let starttls = try RelayTarget(forward: "mailto://me@campus.example:pw@mail.campus.example/?to=a@x.example,b@y.example")
+        let starttls = try ForwardTarget(forward: "mailto://me@campus.example:pw@mail.campus.example/?to=a@x.example,b@y.example")
         #expect(starttls.mail?.server == "smtp://mail.campus.example:587" && starttls.mail?.from == "me@campus.example"
             && starttls.mail?.to == ["a@x.example", "b@y.example"])
-        #expect(throws: RelayTargetProblem.self, "no recipient") { try RelayTarget(forward: "mailtos://u:p@smtp.qq.com/") }
-        #expect(throws: RelayTargetProblem.self, "no password") { try RelayTarget(forward: "mailtos://u@smtp.qq.com/?to=a@b.c") }
-        #expect(throws: RelayTargetProblem.self, "a header in an address") { try RelayTarget(forward: "mailtos://u:p@h.example/?to=a@b.c%0D%0ABcc:x@y.z") }
+        #expect(throws: ForwardTargetProblem.self, "no recipient") { try ForwardTarget(forward: "mailtos://u:p@smtp.qq.com/") }
+        #expect(throws: ForwardTargetProblem.self, "no password") { try ForwardTarget(forward: "mailtos://u@smtp.qq.com/?to=a@b.c") }
+        #expect(throws: ForwardTargetProblem.self, "a header in an address") { try ForwardTarget(forward: "mailtos://u:p@h.example/?to=a@b.c%0D%0ABcc:x@y.z") }
 
-        let request = RelayMessage.request(Self.alert, to: qq, raisedAt: "", localize: .english)
+        let request = ForwardMessage.request(Self.alert, to: qq, raisedAt: "", localize: .english)
         #expect(request.url == "smtps://smtp.qq.com:465" && request.rule == .smtp && request.mail?.to == ["12345@qq.com"])
         #expect(Set(request.secretValues) == ["12345", "auth@code"])
         let lines = request.body.components(separatedBy: "\r\n")
@@ -167,9 +167,9 @@ import Testing
         #expect(lines.allSatisfy { $0.utf8.count <= 78 } && !request.body.contains("\n\n"), "CRLF lines under 78")
         #expect(MailMessage.encodedWords(String(repeating: "断", count: 20)).components(separatedBy: "\r\n ").count == 2, "45 bytes a word")
         #expect(MailMessage.date(0) == "Thu, 01 Jan 1970 00:00:00 +0000" && MailMessage.date(951_782_400) == "Tue, 29 Feb 2000 00:00:00 +0000")
-        #expect(RelayAnswerRule.smtp.judge(status: 535, body: "Login denied") == .targetRefused("E-mail: Login denied (SMTP 535)"))
-        #expect(RelayAnswerRule.smtp.judge(status: 451, body: "try later") == .retry("E-mail: try later (SMTP 451)"), "4xx: try again")
-        #expect(RelayAnswerRule.smtp.judge(status: 554, body: "5.7.1 rejected", afterData: true) == .messageRefused("E-mail: 5.7.1 rejected (SMTP 554)"),
+        #expect(AnswerRule.smtp.judge(status: 535, body: "Login denied") == .targetRefused("E-mail: Login denied (SMTP 535)"))
+        #expect(AnswerRule.smtp.judge(status: 451, body: "try later") == .retry("E-mail: try later (SMTP 451)"), "4xx: try again")
+        #expect(AnswerRule.smtp.judge(status: 554, body: "5.7.1 rejected", afterData: true) == .messageRefused("E-mail: 5.7.1 rejected (SMTP 554)"),
                 "a 5xx to the message's end: this message alone (issue 31.6)")
     }
 }

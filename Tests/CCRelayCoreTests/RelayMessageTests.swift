@@ -35,16 +35,16 @@ import Testing
         #expect(result.errors.isEmpty, "\(result.errors)")
         #expect(result.warnings.filter { $0.line > 0 }.isEmpty, "\(result.warnings)")
         let c = try #require(result.configuration)
-        #expect(c.relayTargets.map(\.service) == [.ntfy, .gotify, .webhook, .webhook])
-        #expect(c.relayTargets[1].displayName.hasPrefix("gotify https://gotify.campus.example #"), "the token's fingerprint alone (issue 31.8)")
-        #expect(c.relaySelection == RelaySelection(kinds: [.loggedOut, .notice, .backOnline], criticalNotices: false))
-        #expect(c.relayCAFile == "/home/s/campus-ca.pem")
+        #expect(c.forwardTargets.map(\.service) == [.ntfy, .gotify, .webhook, .webhook])
+        #expect(c.forwardTargets[1].displayName.hasPrefix("gotify https://gotify.campus.example #"), "the token's fingerprint alone (issue 31.8)")
+        #expect(c.forwardSelection == ForwardSelection(kinds: [.loggedOut, .notice, .backOnline], criticalNotices: false))
+        #expect(c.forwardCAFile == "/home/s/campus-ca.pem")
     }
 
     @Test func withoutARelayGroupNothingIsForwardedAndTheDefaultKindsAreTheIssuesFour() throws {
         let c = try #require(parse("").configuration)
-        #expect(c.relayTargets.isEmpty)
-        let selection = c.relaySelection
+        #expect(c.forwardTargets.isEmpty)
+        let selection = c.forwardSelection
         for kind in [AlertKind.loggedOut, .keepAliveFailing, .credentials] {
             #expect(selection.forwards(Alert(kind: kind, title: "", body: "", urgency: .normal)))
         }
@@ -53,7 +53,7 @@ import Testing
         // Issue 33.3: a phone that heard of the trouble hears it is over.
         #expect(selection.forwards(Alert(kind: .backOnline, title: "", body: "", urgency: .low)))
         #expect(!selection.forwards(Alert(kind: .locationOff, title: "", body: "", urgency: .critical)))
-        let everything = RelaySelection(kinds: Set(AlertKind.allCases), criticalNotices: true)
+        let everything = ForwardSelection(kinds: Set(AlertKind.allCases), criticalNotices: true)
         #expect(!everything.forwards(Alert(kind: .status, title: "", body: "", urgency: .low)), "the status bubble never leaves")
     }
 
@@ -84,7 +84,7 @@ import Testing
     @Test func aSecretInAURLIsNeverInAMessage() {
         let result = parse("[relay]\ngotify = http://gotify.campus.example/message?token=TopSecret")
         #expect(result.errors.first?.message.contains("TopSecret") == false, "\(result.errors)")
-        let target = try? RelayTarget(service: .webhook, url: "https://user:pa55word@hooks.campus.example/x?key=K3y")
+        let target = try? ForwardTarget(service: .webhook, url: "https://user:pa55word@hooks.campus.example/x?key=K3y")
         let shown = target?.displayName ?? ""
         #expect(shown.hasPrefix("webhook https://hooks.campus.example #") && !shown.contains("K3y") && !shown.contains("pa55word") && !shown.contains("/x"),
                 "the server and a fingerprint of the rest (issue 31.8): \(shown)")
@@ -102,8 +102,8 @@ import Testing
     // MARK: Requests
 
     @Test func ntfyGetsJSONPublishingToTheServerRootWithUrgentPriorityAndTags() throws {
-        let target = try RelayTarget(service: .ntfy, url: "https://ntfy.campus.example/sub/ccrelay-20231234")
-        let request = RelayMessage.request(alert(), to: target, raisedAt: "02:13", localize: .english)
+        let target = try ForwardTarget(service: .ntfy, url: "https://ntfy.campus.example/sub/ccrelay-20231234")
+        let request = ForwardMessage.request(alert(), to: target, raisedAt: "02:13", localize: .english)
         #expect(request.url == "https://ntfy.campus.example/sub/")
         #expect(request.headers.contains("Idempotency-Key: 0123456789abcdef0123456789abcdef"))
         let body = try json(request.body)
@@ -112,15 +112,15 @@ import Testing
         #expect(body["message"] as? String == "登录已被注销，请重新登录\n你已被管理员下线")
         #expect(body["priority"] as? Int == 5)
         #expect(body["tags"] as? [String] == ["rotating_light", "ccrelay", "dorm-pc"])
-        let normal = RelayMessage.request(alert(.keepAliveFailing, urgency: .normal), to: target, raisedAt: "", localize: .english)
+        let normal = ForwardMessage.request(alert(.keepAliveFailing, urgency: .normal), to: target, raisedAt: "", localize: .english)
         #expect(try json(normal.body)["priority"] as? Int == 3)
-        let low = RelayMessage.request(alert(.backOnline, urgency: .low), to: target, raisedAt: "", localize: .english)
+        let low = ForwardMessage.request(alert(.backOnline, urgency: .low), to: target, raisedAt: "", localize: .english)
         #expect(try json(low.body)["priority"] as? Int == 2)
     }
 
     @Test func gotifyGetsTitleMessageAndPriorityEightForCritical() throws {
-        let target = try RelayTarget(service: .gotify, url: "https://gotify.campus.example/message?token=AbC")
-        let request = RelayMessage.request(alert(), to: target, raisedAt: "", localize: .english)
+        let target = try ForwardTarget(service: .gotify, url: "https://gotify.campus.example/message?token=AbC")
+        let request = ForwardMessage.request(alert(), to: target, raisedAt: "", localize: .english)
         #expect(request.url == "https://gotify.campus.example/message?token=AbC")
         let body = try json(request.body)
         #expect(body["title"] as? String == "Logged out \"now\"")
@@ -129,8 +129,8 @@ import Testing
     }
 
     @Test func aWebhookGetsTheAlertAsJSON() throws {
-        let target = try RelayTarget(service: .webhook, url: "https://hooks.campus.example/ccrelay")
-        let body = try json(RelayMessage.request(alert(late: true), to: target, raisedAt: "", localize: .english).body)
+        let target = try ForwardTarget(service: .webhook, url: "https://hooks.campus.example/ccrelay")
+        let body = try json(ForwardMessage.request(alert(late: true), to: target, raisedAt: "", localize: .english).body)
         #expect(body["id"] as? String == "0123456789abcdef0123456789abcdef")
         #expect(body["kind"] as? String == "logged-out")
         #expect(body["urgency"] as? String == "critical")
@@ -141,10 +141,10 @@ import Testing
     }
 
     @Test func aLateAlertSaysWhenItWasRaised() throws {
-        let target = try RelayTarget(service: .ntfy, url: "https://ntfy.campus.example/t")
-        let late = RelayMessage.request(alert(late: true), to: target, raisedAt: "2026-12-01 02:13", localize: .english)
+        let target = try ForwardTarget(service: .ntfy, url: "https://ntfy.campus.example/t")
+        let late = ForwardMessage.request(alert(late: true), to: target, raisedAt: "2026-12-01 02:13", localize: .english)
         #expect(try json(late.body)["message"] as? String == "登录已被注销，请重新登录\n你已被管理员下线\n\nDelayed: raised at 2026-12-01 02:13 on dorm-pc.")
-        let onTime = RelayMessage.request(alert(late: false), to: target, raisedAt: "2026-12-01 02:13", localize: .english)
+        let onTime = ForwardMessage.request(alert(late: false), to: target, raisedAt: "2026-12-01 02:13", localize: .english)
         #expect(try json(onTime.body)["message"] as? String == "登录已被注销，请重新登录\n你已被管理员下线")
     }
 
@@ -152,15 +152,15 @@ import Testing
         var hostile = alert()
         hostile.title = "a\"b\\c\u{0}\u{1F}\u{7F}\u{2028}</script>"
         hostile.body = String(repeating: "\r\n\t", count: 3)
-        for service in RelayTarget.Service.keyed {
+        for service in ForwardTarget.Service.keyed {
             let url = service == .gotify ? "https://g.example/message?token=t" : "https://n.example/topic"
-            let request = RelayMessage.request(hostile, to: try RelayTarget(service: service, url: url), raisedAt: "", localize: .english)
+            let request = ForwardMessage.request(hostile, to: try ForwardTarget(service: service, url: url), raisedAt: "", localize: .english)
             let body = try json(request.body)
             #expect((body["title"] as? String) == hostile.title, "\(service)")
         }
         // The push services carry the title in their own fields, each still valid JSON.
         for forward in ["bark://K", "schan://SCT1", "pushplus://T", "wecombot://K", "dingtalk://T?secret=S", "feishu://H?secret=S", "tgram://1:A/2"] {
-            let request = RelayMessage.request(hostile, to: try RelayTarget(forward: forward), raisedAt: "", localize: .english,
+            let request = ForwardMessage.request(hostile, to: try ForwardTarget(forward: forward), raisedAt: "", localize: .english,
                                                now: 1, hmacSHA256: { _, _ in [1, 2, 3] })
             #expect(!(try json(request.body)).isEmpty, "\(forward): \(request.body)")
             #expect(request.body.contains("\\u2028") && request.body.contains("\\u0000"), "\(forward): escaped")
@@ -168,11 +168,11 @@ import Testing
     }
 
     @Test func backOffDoublesFromFiveSecondsToFiveMinutes() {
-        #expect(RelayBackoff.delay(afterFailures: 1) == .seconds(5))
-        #expect(RelayBackoff.delay(afterFailures: 2) == .seconds(10))
-        #expect(RelayBackoff.delay(afterFailures: 6) == .seconds(160))
-        #expect(RelayBackoff.delay(afterFailures: 7) == .seconds(300))
-        #expect(RelayBackoff.delay(afterFailures: Int.max) == .seconds(300))
-        #expect(RelayBackoff.delay(afterFailures: Int.min) == .seconds(5))
+        #expect(ForwardBackoff.delay(afterFailures: 1) == .seconds(5))
+        #expect(ForwardBackoff.delay(afterFailures: 2) == .seconds(10))
+        #expect(ForwardBackoff.delay(afterFailures: 6) == .seconds(160))
+        #expect(ForwardBackoff.delay(afterFailures: 7) == .seconds(300))
+        #expect(ForwardBackoff.delay(afterFailures: Int.max) == .seconds(300))
+        #expect(ForwardBackoff.delay(afterFailures: Int.min) == .seconds(5))
     }
 }

@@ -36,7 +36,7 @@ struct SecretRedactionTests {
             let text = "[server]\nurl = https://cc.example.edu.cn/\n[auth]\nuser = x\n[relay]\n\(line)\n"
             let result = ConfigurationParser.parse(text, file: "/etc/ccrelay/ccrelay.conf", home: "/root")
             let said = (result.errors + result.warnings).map(\.description).joined(separator: "\n")
-            #expect(!said.isEmpty, "\(line) is refused or warned about: \(result.configuration?.relayTargets.map(\.url) ?? [])")
+            #expect(!said.isEmpty, "\(line) is refused or warned about: \(result.configuration?.forwardTargets.map(\.url) ?? [])")
             #expect(!said.contains(secret), "\(line) → \(said)")
         }
     }
@@ -48,39 +48,39 @@ struct SecretRedactionTests {
     }
 
     @Test func keyedTargetsAreShownByServerAndFingerprint() throws {
-        let cases: [(RelayTarget, String, String)] = [
-            (try RelayTarget(service: .ntfy, url: "https://ntfy.sh/MyPrivateTopic_2023"), "MyPrivateTopic_2023", "ntfy https://ntfy.sh #"),
-            (try RelayTarget(service: .gotify, url: "https://gotify.example/message?token=AppTok3nSecret"), "AppTok3nSecret", "gotify https://gotify.example #"),
-            (try RelayTarget(service: .webhook, url: "https://hooks.example/services/T0k3nPathSecret"), "T0k3nPathSecret", "webhook https://hooks.example #"),
-            (try RelayTarget(service: .webhook, url: "https://user:BasicPassSecret@hooks.example/"), "BasicPassSecret", "webhook https://hooks.example #"),
-            (try RelayTarget(forward: "ntfys://ntfy.sh/MyPrivateTopic_2023"), "MyPrivateTopic_2023", "ntfy https://ntfy.sh #"),
+        let cases: [(ForwardTarget, String, String)] = [
+            (try ForwardTarget(service: .ntfy, url: "https://ntfy.sh/MyPrivateTopic_2023"), "MyPrivateTopic_2023", "ntfy https://ntfy.sh #"),
+            (try ForwardTarget(service: .gotify, url: "https://gotify.example/message?token=AppTok3nSecret"), "AppTok3nSecret", "gotify https://gotify.example #"),
+            (try ForwardTarget(service: .webhook, url: "https://hooks.example/services/T0k3nPathSecret"), "T0k3nPathSecret", "webhook https://hooks.example #"),
+            (try ForwardTarget(service: .webhook, url: "https://user:BasicPassSecret@hooks.example/"), "BasicPassSecret", "webhook https://hooks.example #"),
+            (try ForwardTarget(forward: "ntfys://ntfy.sh/MyPrivateTopic_2023"), "MyPrivateTopic_2023", "ntfy https://ntfy.sh #"),
         ]
         for (target, secret, shown) in cases {
             #expect(target.displayName.hasPrefix(shown) && !target.displayName.contains(secret), "\(target.displayName)")
             #expect(!target.description.contains(secret))
         }
-        #expect(try RelayTarget(service: .ntfy, url: "https://ntfy.sh/a").displayName
-                != RelayTarget(service: .ntfy, url: "https://ntfy.sh/b").displayName, "two topics are told apart")
+        #expect(try ForwardTarget(service: .ntfy, url: "https://ntfy.sh/a").displayName
+                != ForwardTarget(service: .ntfy, url: "https://ntfy.sh/b").displayName, "two topics are told apart")
     }
 
     @Test func barkTakesAServerOnlyWhenItLooksLikeOne() throws {
-        #expect(throws: RelayTargetProblem.self) { try RelayTarget(forward: "bark://Bk7dSecretDeviceKey22/extra") }
+        #expect(throws: ForwardTargetProblem.self) { try ForwardTarget(forward: "bark://Bk7dSecretDeviceKey22/extra") }
         do {
-            _ = try RelayTarget(forward: "bark://Bk7dSecretDeviceKey22/extra")
+            _ = try ForwardTarget(forward: "bark://Bk7dSecretDeviceKey22/extra")
         } catch {
             #expect(!error.description.contains("Bk7dSecretDeviceKey22"), "\(error)")
         }
-        #expect(try RelayTarget(forward: "barks://bark.campus.example/K").push?.base == "https://bark.campus.example")
-        #expect(try RelayTarget(forward: "barks://127.0.0.1:8080/K").push?.base == "https://127.0.0.1:8080")
-        #expect(try RelayTarget(forward: "barks://localhost:8080/K").push?.base == "https://localhost:8080")
+        #expect(try ForwardTarget(forward: "barks://bark.campus.example/K").push?.base == "https://bark.campus.example")
+        #expect(try ForwardTarget(forward: "barks://127.0.0.1:8080/K").push?.base == "https://127.0.0.1:8080")
+        #expect(try ForwardTarget(forward: "barks://localhost:8080/K").push?.base == "https://localhost:8080")
     }
 
     @Test func redactedShowsAnHTTPServerAndOtherSchemesByName() {
-        #expect(RelayURL.redacted("https://u:p@ntfy.sh:8443/topic?x=1") == "https://…@ntfy.sh:8443/…")
-        #expect(RelayURL.redacted("https://ntfy.sh") == "https://ntfy.sh")
-        #expect(RelayURL.redacted("bark://KEY/x") == "bark://…")
-        #expect(RelayURL.redacted("SCT123") == "(6 characters, not shown)")
-        #expect(RelayURL.redacted("\u{1B}[31m://x") == "(a scheme)://…")
+        #expect(TargetURL.redacted("https://u:p@ntfy.sh:8443/topic?x=1") == "https://…@ntfy.sh:8443/…")
+        #expect(TargetURL.redacted("https://ntfy.sh") == "https://ntfy.sh")
+        #expect(TargetURL.redacted("bark://KEY/x") == "bark://…")
+        #expect(TargetURL.redacted("SCT123") == "(6 characters, not shown)")
+        #expect(TargetURL.redacted("\u{1B}[31m://x") == "(a scheme)://…")
     }
 }
 
@@ -89,12 +89,12 @@ struct SecretRedactionTests {
 /// an error that names the `…s://` form, the keyless Bark shorthand kept.
 struct AppriseURLTests {
     @Test func barkAndBarksFollowAppriseAndTheKeyAloneIsThePublicServer() throws {
-        #expect(try RelayTarget(forward: "bark://DeviceKey123").push?.base == "https://api.day.app")
-        #expect(try RelayTarget(forward: "barks://DeviceKey123").push?.base == "https://api.day.app")
-        #expect(try RelayTarget(forward: "barks://bark.campus.example:8443/K").push?.base == "https://bark.campus.example:8443")
-        #expect(try RelayTarget(forward: "bark://127.0.0.1:8080/K").push?.base == "http://127.0.0.1:8080", "plain http to a loopback address")
+        #expect(try ForwardTarget(forward: "bark://DeviceKey123").push?.base == "https://api.day.app")
+        #expect(try ForwardTarget(forward: "barks://DeviceKey123").push?.base == "https://api.day.app")
+        #expect(try ForwardTarget(forward: "barks://bark.campus.example:8443/K").push?.base == "https://bark.campus.example:8443")
+        #expect(try ForwardTarget(forward: "bark://127.0.0.1:8080/K").push?.base == "http://127.0.0.1:8080", "plain http to a loopback address")
         do {
-            _ = try RelayTarget(forward: "bark://bark.campus.example:8443/K")
+            _ = try ForwardTarget(forward: "bark://bark.campus.example:8443/K")
             Issue.record("plain http to a campus server was taken")
         } catch {
             #expect(error.description.contains("barks://bark.campus.example/DEVICE_KEY"), "\(error)")
@@ -102,11 +102,11 @@ struct AppriseURLTests {
     }
 
     @Test func ntfyGotifyAndJsonNameTheirSecureFormWhenPlainHTTPCannotGo() throws {
-        #expect(try RelayTarget(forward: "ntfys://ntfy.sh/topic").url == "https://ntfy.sh/topic")
-        #expect(try RelayTarget(forward: "ntfy://127.0.0.1:8080/topic").url == "http://127.0.0.1:8080/topic")
+        #expect(try ForwardTarget(forward: "ntfys://ntfy.sh/topic").url == "https://ntfy.sh/topic")
+        #expect(try ForwardTarget(forward: "ntfy://127.0.0.1:8080/topic").url == "http://127.0.0.1:8080/topic")
         for (url, secure) in [("ntfy://ntfy.sh/topic", "ntfys://"), ("gotify://g.example/TOKEN", "gotifys://"), ("json://hooks.example/x", "jsons://")] {
             do {
-                _ = try RelayTarget(forward: url)
+                _ = try ForwardTarget(forward: url)
                 Issue.record("\(url) was taken")
             } catch {
                 #expect(error.description.contains(secure) && error.description.contains("Apprise"), "\(url): \(error)")

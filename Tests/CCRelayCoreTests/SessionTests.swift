@@ -441,6 +441,6 @@ extension SessionEffect {
     }
 
     @Test func backOnlineIsForwardedByDefault() {
-        #expect(RelaySelection.standard.kinds.contains(.backOnline))
+        #expect(ForwardSelection.standard.kinds.contains(.backOnline))
     }
 }

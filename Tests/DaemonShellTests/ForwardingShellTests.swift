@@ -27,7 +27,7 @@ import TestSupport
         return rig
     }
 
-    func body(_ request: RelayRequest?) throws -> [String: Any] {
+    func body(_ request: ForwardRequest?) throws -> [String: Any] {
         let request = try #require(request)
         return try #require(JSONSerialization.jsonObject(with: Data(request.body.utf8)) as? [String: Any])
     }
@@ -69,7 +69,7 @@ import TestSupport
         let again = Daemon(
             reading: .usable(config), configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: rig.loop,
             campus: CCCampusClient(ScriptedServer()), desktop: RecordingDesktop(), systemWatch: { _ in nil },
-            relayTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { _ in })
+            forwardTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { _ in })
         again.start { _ in }
         rig.loop.advance(by: .seconds(3600))
         #expect(relay.lanes.allSatisfy { $0.requests.isEmpty }, "nor after a restart")
@@ -169,7 +169,7 @@ import TestSupport
         let again = Daemon(
             reading: .usable(config), configurationPath: folder + "/ccrelay.conf", version: "test", loop: loop,
             campus: CCCampusClient(ScriptedServer()), desktop: RecordingDesktop(), systemWatch: { _ in nil },
-            relayTransport: { relay.lane(for: $0) }, storePath: folder + "/alerts.db", log: { _ in })
+            forwardTransport: { relay.lane(for: $0) }, storePath: folder + "/alerts.db", log: { _ in })
         again.start { _ in }
         loop.runPending()
         #expect(relay[.ntfy].requests.count == 1, "the waiting alert goes out at start")
@@ -185,28 +185,28 @@ import TestSupport
         let rig = try kicked()
         let gotify = rig.relay[.gotify]
         gotify.answer(failure: "HTTP 401: {\"error\":\"Unauthorized\"}", status: 401)
-        let refused = rig.desktop.posted.filter { $0.kind == .relayRefused }
+        let refused = rig.desktop.posted.filter { $0.kind == .forwardRefused }
         #expect(refused.count == 1)
         #expect(refused.first?.body.contains("gotify https://gotify.campus.example #") == true, "\(refused)")
         #expect(refused.first?.body.contains("HTTP 401") == true && refused.first?.body.contains("AbC") == false)
         #expect(rig.relay[.ntfy].requests.count == 1, "the refusal alert is not forwarded itself")
         rig.loop.advance(by: .seconds(5))
         gotify.answer(failure: "HTTP 401", status: 401)
-        #expect(rig.desktop.posted.filter { $0.kind == .relayRefused }.count == 1, "one alert per episode")
+        #expect(rig.desktop.posted.filter { $0.kind == .forwardRefused }.count == 1, "one alert per episode")
         // A timeout is not a refusal: waiting may fix it.
         rig.loop.advance(by: .seconds(10))
         gotify.answer()
-        #expect(rig.desktop.closed.contains(.relayRefused), "closed once the target takes the alerts")
-        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .relayRefused }, "journaled like every alert")
+        #expect(rig.desktop.closed.contains(.forwardRefused), "closed once the target takes the alerts")
+        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .forwardRefused }, "journaled like every alert")
     }
 
     /// issue 26: a push service says no inside an HTTP 200 (ServerChan's spent quota): a refusal, in its words.
     @Test func aPushServicesRefusalInAnHTTP200RaisesTheAlertInItsWords() throws {
         let rig = try kicked()
         rig.relay[.gotify].answer(failure: "ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)", status: 200, refusedByService: true)
-        let refused = rig.desktop.posted.filter { $0.kind == .relayRefused }
+        let refused = rig.desktop.posted.filter { $0.kind == .forwardRefused }
         #expect(refused.count == 1 && refused.first?.body.contains("今日免费额度已用完") == true, "\(refused)")
-        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .relayRefused })
+        #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .forwardRefused })
     }
 
     @Test func onlyARefusalRaisesTheAlertNotATargetThatIsDownOrBusy() throws {
@@ -215,7 +215,7 @@ import TestSupport
         rig.relay[.gotify].answer(failure: "HTTP 429", status: 429)
         rig.loop.advance(by: .seconds(5))
         rig.relay[.ntfy].answer(failure: "HTTP 503", status: 503)
-        #expect(!rig.desktop.posted.contains { $0.kind == .relayRefused })
+        #expect(!rig.desktop.posted.contains { $0.kind == .forwardRefused })
     }
 
     /// The daemon started again on the harness's journal with another `[relay]` group.
@@ -229,7 +229,7 @@ import TestSupport
         let again = Daemon(
             reading: .usable(configuration), configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: loop,
             campus: CCCampusClient(ScriptedServer()), desktop: RecordingDesktop(), systemWatch: { _ in nil },
-            relayTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { log.lines.append($0) })
+            forwardTransport: { relay.lane(for: $0) }, storePath: rig.folder + "/alerts.db", log: { log.lines.append($0) })
         again.start { _ in }
         loop.runPending()
         return (again, relay, log.lines)
@@ -272,7 +272,7 @@ import TestSupport
         let ntfy = rig.relay[.ntfy]
         ntfy.answer(failure: "HTTP 413: payload too large", status: 413)
         #expect(ntfy.requests.count == 2, "the next alert goes at once, without back-off")
-        #expect(rig.desktop.posted.filter { $0.kind == .relayRefused }.count == 1, "the user is told")
+        #expect(rig.desktop.posted.filter { $0.kind == .forwardRefused }.count == 1, "the user is told")
         #expect(rig.logged.contains { $0.contains("refused an alert (HTTP 413: payload too large); it is not sent there again") })
         ntfy.answer()
         #expect(ntfy.requests.count == 2, "the refused one is not sent again")

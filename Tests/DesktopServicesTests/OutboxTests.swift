@@ -134,7 +134,7 @@ import Testing
         }
         try sqlite(path, "PRAGMA user_version = 3;")
         let store = try store()
-        let fixed = try RelayTarget(service: .gotify, url: "https://gotify.campus.example/message?token=RightToken")
+        let fixed = try ForwardTarget(service: .gotify, url: "https://gotify.campus.example/message?token=RightToken")
         #expect(fixed.name == "gotify https://gotify.campus.example/message")
         #expect(try store.nextForDelivery(to: fixed.name)?.title == "waiting", "the queue carries over to the fixed target")
         #expect(try store.nextForDelivery(to: old) == nil)

@@ -23,7 +23,7 @@ public enum AlertSubject: Sendable, Hashable {
     case notice(id: String, title: String, body: String, urgency: Urgency)
     case backOnline
     /// A relay target refused a forwarded alert: `target` without secrets, `answer` what it said.
-    case relayRefused(target: String, answer: String)
+    case forwardRefused(target: String, answer: String)
     /// The configuration file exists but cannot be used: `problems`, each `file:line: message`.
     case configurationUnusable(problems: [String])
     /// The running configuration was changed into one that cannot be used; the daemon goes on with the one it had.
@@ -46,7 +46,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .serverUntrusted: .serverUntrusted
         case .notice: .notice
         case .backOnline: .backOnline
-        case .relayRefused: .relayRefused
+        case .forwardRefused: .forwardRefused
         case .configurationUnusable, .changedConfigurationUnusable: .notSetUp
         case .noOutsideAccess: .noOutsideAccess
         case .newDevice: .newDevice
@@ -205,9 +205,9 @@ public enum AlertCatalogue {
                 urgency: .normal, actions: [openAction])
         case .notice(_, let title, let body, let urgency):
             return Alert(kind: .notice, title: title, body: body, urgency: urgency, actions: [openAction])
-        case .relayRefused(let target, let answer):
+        case .forwardRefused(let target, let answer):
             return Alert(
-                kind: .relayRefused, title: localize("Alerts cannot be forwarded"),
+                kind: .forwardRefused, title: localize("Alerts cannot be forwarded"),
                 body: TextTemplate.fill(
                     localize("%s refuses the alerts ccrelay forwards (%s). Check its URL and token in [relay] in ccrelay.conf, then run: ccrelay relay test"),
                     target, answer),
@@ -355,7 +355,7 @@ public enum AlertCatalogue {
         .serverUntrusted(.unknownIssuer),
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
-        .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
+        .forwardRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
         .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
         .noOutsideAccess(portal: true, detail: "IPv4 connect.rom.miui.com: redirect (HTTP 302)"),
         .newDevice(kind: "Android", address: "10.20.x.x"),

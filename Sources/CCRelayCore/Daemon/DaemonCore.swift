@@ -190,7 +190,7 @@ public struct DaemonCore: Sendable {
         case .bubble(let bubble): bubbleEvent(bubble, now, &effects)
         case .forwarding(let summaries): forwarding = summaries
         case .forwardingRefused(let subject?): post([subject], now, &effects)
-        case .forwardingRefused(nil): effects.append(.close(.relayRefused))
+        case .forwardingRefused(nil): effects.append(.close(.forwardRefused))
         case .user(let request): user(request, now, &effects)
         case .desktopSessionClosed: effects += [.log("the desktop session closed; stopping with it"), .end]
         case .sessionBusGone(let away, let keeper):

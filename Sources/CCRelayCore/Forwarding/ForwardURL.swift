@@ -13,13 +13,13 @@ public struct PushAddress: Sendable, Hashable {
     public var secret: String?
 
     /// The server, as shown (`api.day.app`).
-    public var host: String { RelayURL(base)?.authority ?? base }
+    public var host: String { TargetURL(base)?.authority ?? base }
 
     /// Eight hex digits that tell two keys apart without saying either.
     public var fingerprint: String { Fingerprint.of(key + "/" + (chat ?? "")) }
 }
 
-extension RelayTarget {
+extension ForwardTarget {
     /// The schemes `forward =` takes, Apprise's names for them.
     public static let forwardSchemes = ["bark", "barks", "schan", "pushplus", "wecombot", "dingtalk", "feishu", "tgram", "mailto", "mailtos",
                                         "ntfy", "ntfys", "gotify", "gotifys", "json", "jsons"]
@@ -40,11 +40,11 @@ extension RelayTarget {
     /// given), and `proxy=http://HOST:PORT` or `proxy=socks5h://HOST:PORT`
     /// (Telegram needs one from China), and the push services `api=https://HOST[:PORT]`
     /// in place of the service's own server (a mirror, or a test's recorder).
-    public init(forward text: String) throws(RelayTargetProblem) {
+    public init(forward text: String) throws(ForwardTargetProblem) {
         let parsed = try ForwardURL(text)
-        let budget = try parsed.options["limit"].map { limit throws(RelayTargetProblem) in
-            guard let budget = RelayBudget(limit) else {
-                throw RelayTargetProblem("limit= must be N/day or N/hour (N from 1 to 1000), such as limit=5/day, got '\(limit)'")
+        let budget = try parsed.options["limit"].map { limit throws(ForwardTargetProblem) in
+            guard let budget = ForwardBudget(limit) else {
+                throw ForwardTargetProblem("limit= must be N/day or N/hour (N from 1 to 1000), such as limit=5/day, got '\(limit)'")
             }
             return budget
         }
@@ -52,24 +52,24 @@ extension RelayTarget {
         if let budget { self.budget = budget }
     }
 
-    private init(parsing parsed: ForwardURL, text: String) throws(RelayTargetProblem) {
-        let proxy = try parsed.options["proxy"].map { proxy throws(RelayTargetProblem) in try Self.checkedProxy(proxy) }
-        func allow(_ names: Set<String>) throws(RelayTargetProblem) {
+    private init(parsing parsed: ForwardURL, text: String) throws(ForwardTargetProblem) {
+        let proxy = try parsed.options["proxy"].map { proxy throws(ForwardTargetProblem) in try Self.checkedProxy(proxy) }
+        func allow(_ names: Set<String>) throws(ForwardTargetProblem) {
             let names = names.union(["limit"])
             if let unknown = parsed.options.keys.sorted().first(where: { !names.contains($0) }) {
-                throw RelayTargetProblem("\(parsed.scheme):// does not take '\(unknown)=' (it takes: \(names.sorted().joined(separator: ", ")))")
+                throw ForwardTargetProblem("\(parsed.scheme):// does not take '\(unknown)=' (it takes: \(names.sorted().joined(separator: ", ")))")
             }
         }
-        func single(_ what: String, example: String) throws(RelayTargetProblem) -> String {
+        func single(_ what: String, example: String) throws(ForwardTargetProblem) -> String {
             guard parsed.segments.count == 1, let key = parsed.segments.first, Self.isKey(key) else {
-                throw RelayTargetProblem("\(parsed.scheme):// needs \(what), such as \(example)")
+                throw ForwardTargetProblem("\(parsed.scheme):// needs \(what), such as \(example)")
             }
             return key
         }
-        func base(_ standard: String) throws(RelayTargetProblem) -> String {
+        func base(_ standard: String) throws(ForwardTargetProblem) -> String {
             guard let api = parsed.options["api"] else { return standard }
-            guard let url = RelayURL(api), url.path.isEmpty || url.path == "/", url.query == nil, !url.authority.contains("@") else {
-                throw RelayTargetProblem("api= must be https://HOST[:PORT] (plain http only to a loopback address), got '\(RelayURL.redacted(api))'")
+            guard let url = TargetURL(api), url.path.isEmpty || url.path == "/", url.query == nil, !url.authority.contains("@") else {
+                throw ForwardTargetProblem("api= must be https://HOST[:PORT] (plain http only to a loopback address), got '\(TargetURL.redacted(api))'")
             }
             return url.scheme + "://" + url.authority
         }
@@ -84,41 +84,41 @@ extension RelayTarget {
             var url = scheme + parsed.segments.joined(separator: "/")
             if keyed == .gotify {
                 guard parsed.segments.count >= 2, let token = parsed.segments.last else {
-                    throw RelayTargetProblem("\(parsed.scheme):// needs the server and the application token, such as gotifys://gotify.campus.example/APP_TOKEN")
+                    throw ForwardTargetProblem("\(parsed.scheme):// needs the server and the application token, such as gotifys://gotify.campus.example/APP_TOKEN")
                 }
                 url = scheme + parsed.segments.dropLast().joined(separator: "/") + "/message?token=" + token
             }
-            guard let target = try? RelayTarget(service: keyed, url: url) else {
+            guard let target = try? ForwardTarget(service: keyed, url: url) else {
                 // The service's own words on its URL, or: plain http goes to a loopback address only.
-                if !secure, RelayURL(url) == nil, RelayURL("https://" + url.dropFirst("http://".count)) != nil {
-                    throw RelayTargetProblem("\(parsed.scheme):// is plain http, as Apprise reads it, which goes only to a loopback address: use \(parsed.scheme)s:// for https")
+                if !secure, TargetURL(url) == nil, TargetURL("https://" + url.dropFirst("http://".count)) != nil {
+                    throw ForwardTargetProblem("\(parsed.scheme):// is plain http, as Apprise reads it, which goes only to a loopback address: use \(parsed.scheme)s:// for https")
                 }
-                _ = try RelayTarget(service: keyed, url: url)
-                throw RelayTargetProblem("\(parsed.scheme):// cannot be used")
+                _ = try ForwardTarget(service: keyed, url: url)
+                throw ForwardTargetProblem("\(parsed.scheme):// cannot be used")
             }
             self.init(service: keyed, url: target.url, push: nil, proxy: proxy)
             return
         case "bark", "barks":
             try allow(["proxy", "api"])
             guard (1...2).contains(parsed.segments.count), let key = parsed.segments.last, Self.isKey(key) else {
-                throw RelayTargetProblem("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or barks://bark.campus.example/DEVICE_KEY")
+                throw ForwardTargetProblem("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or barks://bark.campus.example/DEVICE_KEY")
             }
             // The key alone: the public server, over https (ccrelay's shorthand).
             var server = "https://api.day.app"
             if parsed.segments.count == 2 {
                 // A server is a name with a dot, an address or localhost: `bark://KEY/extra` is a key with something after it.
                 let named = parsed.segments[0]
-                let host = RelayURL.host(of: named).lowercased()
-                guard RelayURL("https://" + named).map({ !$0.authority.contains("@") }) == true,
+                let host = TargetURL.host(of: named).lowercased()
+                guard TargetURL("https://" + named).map({ !$0.authority.contains("@") }) == true,
                     host.contains(".") || host.hasPrefix("[") || host == "localhost"
                 else {
-                    throw RelayTargetProblem(
+                    throw ForwardTargetProblem(
                         "bark:// takes the device key alone (bark://DEVICE_KEY) or a server first (barks://HOST[:PORT]/DEVICE_KEY, the server a name with a dot, an address or localhost)")
                 }
                 // As Apprise reads it: bark:// with a server is plain http, barks:// https.
                 let secure = parsed.scheme == "barks"
-                guard let url = RelayURL((secure ? "https://" : "http://") + named) else {
-                    throw RelayTargetProblem("bark:// with a server is plain http, as Apprise reads it, which goes only to a loopback address: use barks://\(host)/DEVICE_KEY for https")
+                guard let url = TargetURL((secure ? "https://" : "http://") + named) else {
+                    throw ForwardTargetProblem("bark:// with a server is plain http, as Apprise reads it, which goes only to a loopback address: use barks://\(host)/DEVICE_KEY for https")
                 }
                 server = url.scheme + "://" + url.authority
             }
@@ -148,7 +148,7 @@ extension RelayTarget {
             let key = try single(dingtalk ? "the robot's access_token" : "the bot's hook id (the end of its webhook address)",
                                  example: dingtalk ? "dingtalk://TOKEN?secret=SEC…" : "feishu://HOOK_ID?secret=SECRET")
             if let secret = parsed.options["secret"], secret.isEmpty || secret.utf8.count > 256 {
-                throw RelayTargetProblem("secret= must be the robot's signing secret (1-256 characters)")
+                throw ForwardTargetProblem("secret= must be the robot's signing secret (1-256 characters)")
             }
             service = dingtalk ? .dingtalk : .feishu
             push = PushAddress(base: try base(dingtalk ? "https://oapi.dingtalk.com" : "https://open.feishu.cn"), key: key,
@@ -160,7 +160,7 @@ extension RelayTarget {
         case "tgram":
             try allow(["proxy", "api"])
             guard parsed.segments.count == 2, Self.isBotToken(parsed.segments[0]), Self.isChat(parsed.segments[1]) else {
-                throw RelayTargetProblem("tgram:// needs the bot token from @BotFather and the chat, such as tgram://123456789:AAH…/987654321 (a chat id, or @channel)")
+                throw ForwardTargetProblem("tgram:// needs the bot token from @BotFather and the chat, such as tgram://123456789:AAH…/987654321 (a chat id, or @channel)")
             }
             service = .telegram
             push = PushAddress(base: try base("https://api.telegram.org"), key: parsed.segments[0], chat: parsed.segments[1])
@@ -171,35 +171,35 @@ extension RelayTarget {
             {
                 message += "; did you mean '\(near)://'?"
             }
-            throw RelayTargetProblem(message)
+            throw ForwardTargetProblem(message)
         }
         self.init(service: service, url: text, push: push, proxy: proxy)
     }
 
     /// `USER:PASS@HOST[:PORT]` and `to=`, `from=` (the user when it is an
     /// address, else USER@ the host without its `smtp.`: QQ Mail's 12345 at smtp.qq.com is 12345@qq.com).
-    static func mailAddress(_ parsed: ForwardURL) throws(RelayTargetProblem) -> MailAddress {
+    static func mailAddress(_ parsed: ForwardURL) throws(ForwardTargetProblem) -> MailAddress {
         let example = "\(parsed.scheme)://USER:PASSWORD@smtp.example.com/?to=you@example.com"
         guard parsed.segments.count == 1, let at = parsed.segments[0].lastIndex(of: "@") else {
-            throw RelayTargetProblem("\(parsed.scheme):// needs the login, the server and to=, such as \(example) (a password with @ or : in it written %40, %3A)")
+            throw ForwardTargetProblem("\(parsed.scheme):// needs the login, the server and to=, such as \(example) (a password with @ or : in it written %40, %3A)")
         }
         let login = parsed.segments[0][..<at]
         let authority = String(parsed.segments[0][parsed.segments[0].index(after: at)...])
         guard let colon = login.firstIndex(of: ":"), let user = PercentEncoding.decode(String(login[..<colon])),
             let password = PercentEncoding.decode(String(login[login.index(after: colon)...])), !user.isEmpty, !password.isEmpty,
-            let server = RelayURL("https://" + authority), !server.authority.contains("@")
+            let server = TargetURL("https://" + authority), !server.authority.contains("@")
         else {
-            throw RelayTargetProblem("\(parsed.scheme):// needs USER:PASSWORD@HOST[:PORT], such as \(example)")
+            throw ForwardTargetProblem("\(parsed.scheme):// needs USER:PASSWORD@HOST[:PORT], such as \(example)")
         }
-        let host = RelayURL.host(of: server.authority)
+        let host = TargetURL.host(of: server.authority)
         let port = server.authority.dropFirst(host.count).dropFirst()
         let implicit = parsed.scheme == "mailtos"
         let recipients = (parsed.options["to"] ?? "").split(separator: ",").map(String.init)
         guard (1...5).contains(recipients.count), recipients.allSatisfy(isMailbox) else {
-            throw RelayTargetProblem("to= must be one to five mail addresses separated by commas, such as \(example)")
+            throw ForwardTargetProblem("to= must be one to five mail addresses separated by commas, such as \(example)")
         }
         let from = parsed.options["from"] ?? (isMailbox(user) ? user : user + "@" + (host.hasPrefix("smtp.") ? String(host.dropFirst(5)) : host))
-        guard isMailbox(from) else { throw RelayTargetProblem("from= must be a mail address, got '\(from)'") }
+        guard isMailbox(from) else { throw ForwardTargetProblem("from= must be a mail address, got '\(from)'") }
         return MailAddress(server: (implicit ? "smtps://" : "smtp://") + host + ":" + (port.isEmpty ? (implicit ? "465" : "587") : port),
                            user: user, password: password, from: from, to: recipients)
     }
@@ -233,15 +233,15 @@ extension RelayTarget {
     }
 
     /// `http://HOST:PORT` or `socks5h://[USER:PASS@]HOST:PORT`.
-    static func checkedProxy(_ text: String) throws(RelayTargetProblem) -> String {
-        let problem = RelayTargetProblem("proxy= must be http://HOST:PORT or socks5h://HOST:PORT, got '\(RelayURL.redacted(text))'")
+    static func checkedProxy(_ text: String) throws(ForwardTargetProblem) -> String {
+        let problem = ForwardTargetProblem("proxy= must be http://HOST:PORT or socks5h://HOST:PORT, got '\(TargetURL.redacted(text))'")
         guard let separator = text.firstRange(of: "://"), ["http", "socks5h"].contains(text[..<separator.lowerBound].lowercased()) else {
             throw problem
         }
         let authority = String(text[separator.upperBound...].prefix { $0 != "/" })
-        let host = RelayURL.host(of: authority)
+        let host = TargetURL.host(of: authority)
         guard !host.isEmpty, text.utf8.count <= 500, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }),
-            RelayURL.hasValidPort(authority, host: host), text[separator.upperBound...].dropFirst(authority.count).allSatisfy({ $0 == "/" })
+            TargetURL.hasValidPort(authority, host: host), text[separator.upperBound...].dropFirst(authority.count).allSatisfy({ $0 == "/" })
         else { throw problem }
         return text
     }
@@ -256,11 +256,11 @@ struct ForwardURL {
     var segments: [String]
     var options: [String: String]
 
-    init(_ text: String) throws(RelayTargetProblem) {
+    init(_ text: String) throws(ForwardTargetProblem) {
         guard text.utf8.count <= 2000, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }), !text.contains("#"),
             let separator = text.firstRange(of: "://")
         else {
-            throw RelayTargetProblem("forward needs one URL without spaces, such as bark://DEVICE_KEY or tgram://BOT_TOKEN/CHAT_ID, got '\(RelayURL.redacted(text))'")
+            throw ForwardTargetProblem("forward needs one URL without spaces, such as bark://DEVICE_KEY or tgram://BOT_TOKEN/CHAT_ID, got '\(TargetURL.redacted(text))'")
         }
         scheme = String(text[..<separator.lowerBound]).lowercased()
         let rest = text[separator.upperBound...]
@@ -272,7 +272,7 @@ struct ForwardURL {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(pair[0]).lowercased()
             guard pair.count == 2, let value = PercentEncoding.decode(String(pair[1])), options[name] == nil else {
-                throw RelayTargetProblem("'\(name)' in the URL's options must be name=value, once")
+                throw ForwardTargetProblem("'\(name)' in the URL's options must be name=value, once")
             }
             options[name] = value
         }

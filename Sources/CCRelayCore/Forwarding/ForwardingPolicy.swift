@@ -2,7 +2,7 @@ import CoreVocabulary
 
 /// A target's message budget (`limit=5/day`, `limit=20/hour`): at most
 /// `count` messages in any `window` (rolling), a digest counting as one.
-public struct RelayBudget: Sendable, Hashable {
+public struct ForwardBudget: Sendable, Hashable {
     public var count: Int
     /// Seconds.
     public var window: Double
@@ -22,7 +22,7 @@ public struct RelayBudget: Sendable, Hashable {
     }
 
     /// ServerChan's free plan: 5 messages a day.
-    public static let serverChanFree = RelayBudget(count: 5, window: 86_400)
+    public static let serverChanFree = ForwardBudget(count: 5, window: 86_400)
 }
 
 /// Quiet hours (`[alerts] quiet = 23:20-06:20, 12:30-13:30`): local-time
@@ -135,14 +135,14 @@ public enum ForwardingDecision: Sendable, Hashable {
 /// Messages dated after `now` (the clock was set back) count for neither rule.
 /// Alerts a target could not take (it was down) go one by one as before.
 public struct ForwardingPolicy: Sendable, Hashable {
-    public var budget: RelayBudget?
+    public var budget: ForwardBudget?
     public var quiet: QuietHours?
     public var quietCritical: Bool
 
     /// The same title is not sent to a target twice within this many seconds.
     public static let repeatWindow: Double = 600
 
-    public init(budget: RelayBudget? = nil, quiet: QuietHours? = nil, quietCritical: Bool = false) {
+    public init(budget: ForwardBudget? = nil, quiet: QuietHours? = nil, quietCritical: Bool = false) {
         self.budget = budget
         self.quiet = quiet
         self.quietCritical = quietCritical

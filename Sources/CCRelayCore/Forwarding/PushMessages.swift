@@ -20,13 +20,13 @@ import CoreVocabulary
 ///   4,096 characters as Telegram counts them: UTF-16 units), `disable_notification` for low urgency;
 ///   answers `ok` true, else `description`.
 enum PushMessages {
-    static func request(_ alert: ForwardedAlert, message: String, to target: RelayTarget, push: PushAddress, headers: [String],
-                        now: Double, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])?) -> RelayRequest {
+    static func request(_ alert: ForwardedAlert, message: String, to target: ForwardTarget, push: PushAddress, headers: [String],
+                        now: Double, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])?) -> ForwardRequest {
         let title = alert.title
         let text = title + "\n" + message
         let secrets = [push.key, push.secret].compactMap { $0 }
-        func made(_ url: String, _ body: String, _ rule: RelayAnswerRule) -> RelayRequest {
-            RelayRequest(url: url, headers: headers, body: body, proxy: target.proxy, rule: rule, secretValues: secrets)
+        func made(_ url: String, _ body: String, _ rule: AnswerRule) -> ForwardRequest {
+            ForwardRequest(url: url, headers: headers, body: body, proxy: target.proxy, rule: rule, secretValues: secrets)
         }
         switch target.service {
         case .bark:
@@ -86,7 +86,7 @@ enum PushMessages {
                 ("disable_notification", alert.urgency == .low ? "true" : "false"),
             ]), .okFlag(service: "Telegram"))
         case .ntfy, .gotify, .webhook, .mail:
-            // Not push services (they have no push address): RelayMessage writes their requests.
+            // Not push services (they have no push address): ForwardMessage writes their requests.
             return made(target.url, "{}", .status)
         }
     }

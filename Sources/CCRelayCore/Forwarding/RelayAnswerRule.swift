@@ -2,7 +2,7 @@ import CoreVocabulary
 
 /// What a target's answer means for the message and for the target's queue —
 /// one verdict for the forwarding lanes and for `ccrelay relay test` alike.
-public enum RelayVerdict: Sendable, Hashable {
+public enum ForwardVerdict: Sendable, Hashable {
     /// The target took the message.
     case delivered
     /// Not now (no connection, a timeout, a 5xx, a 429, an SMTP 4xx, a
@@ -30,7 +30,7 @@ public enum RelayVerdict: Sendable, Hashable {
 /// one is a refusal, in the service's own words — of the target (the codes
 /// each service documents for a wrong key or token), of the moment (its
 /// rate limits), or else of this message alone.
-public enum RelayAnswerRule: Sendable, Hashable {
+public enum AnswerRule: Sendable, Hashable {
     /// A 2xx is a delivery.
     case status
     /// The first of `fields` present must be `success` (a number); `words`
@@ -45,7 +45,7 @@ public enum RelayAnswerRule: Sendable, Hashable {
     case smtp
 
     /// What the answer means; `afterData`: an SMTP reply to the message's end.
-    public func judge(status: Int, body: String, afterData: Bool = false) -> RelayVerdict {
+    public func judge(status: Int, body: String, afterData: Bool = false) -> ForwardVerdict {
         let delivered = (200..<300).contains(status)
         switch self {
         case .status:
@@ -90,7 +90,7 @@ public enum RelayAnswerRule: Sendable, Hashable {
     /// An answer judged by its HTTP status alone: 413, 414, 415 and 422 are
     /// about this message; 408, 425, 429, a 5xx and no answer ask to wait;
     /// any other 4xx refuses the target (a wrong URL or token).
-    public static func byStatus(_ status: Int, _ sentence: String) -> RelayVerdict {
+    public static func byStatus(_ status: Int, _ sentence: String) -> ForwardVerdict {
         if [413, 414, 415, 422].contains(status) { return .messageRefused(sentence) }
         if (400..<500).contains(status) && ![408, 425, 429].contains(status) { return .targetRefused(sentence) }
         return .retry(sentence)

@@ -3,7 +3,7 @@ import CoreVocabulary
 /// Several alerts as one message (`ForwardingPolicy` held them: quiet hours,
 /// a budget, repeats): one title ×N when they share it, else "N alerts
 /// since HH:MM" with a line each, newest first, repeats counted.
-public enum RelayDigest {
+public enum ForwardDigest {
     /// The message for `alerts` (two or more); `time` writes an instant as
     /// people read it here, `localize` translates. Its key comes from theirs,
     /// so a digest sent again after a crash carries the same one.
@@ -38,7 +38,7 @@ public enum RelayDigest {
 
     /// How many of `alerts` (oldest first) one message to `target` carries:
     /// as many as leave its digest's title and body within what the service
-    /// takes (`RelayTarget.messageRoom`); at least one. The rest go in the next.
+    /// takes (`ForwardTarget.messageRoom`); at least one. The rest go in the next.
     public static func fitting(_ alerts: [ForwardedAlert], in room: Int, time: (Double) -> String, localize: Localizer) -> Int {
         func fits(_ count: Int) -> Bool {
             let digest = alert(Array(alerts.prefix(count)), time: time, localize: localize)

@@ -32,7 +32,7 @@ public struct ForwardedAlert: Sendable, Hashable {
 }
 
 /// An HTTP POST to a relay target, ready for libcurl.
-public struct RelayRequest: Sendable, Hashable {
+public struct ForwardRequest: Sendable, Hashable {
     public var url: String
     /// `Name: value` lines, without line breaks.
     public var headers: [String]
@@ -40,13 +40,13 @@ public struct RelayRequest: Sendable, Hashable {
     /// The target's `proxy=` (nil: straight to it).
     public var proxy: String?
     /// How its answer says it took the message.
-    public var rule: RelayAnswerRule
+    public var rule: AnswerRule
     /// Secrets the URL does not show as such (a device key in the body, a bot token in the path).
     public var secretValues: [String]
     /// For mail: the envelope and the login (the body is the message, the URL the SMTP server).
     public var mail: MailEnvelope?
 
-    public init(url: String, headers: [String], body: String, proxy: String? = nil, rule: RelayAnswerRule = .status,
+    public init(url: String, headers: [String], body: String, proxy: String? = nil, rule: AnswerRule = .status,
                 secretValues: [String] = [], mail: MailEnvelope? = nil) {
         self.url = url
         self.headers = headers
@@ -64,7 +64,7 @@ public struct RelayRequest: Sendable, Hashable {
 /// - gotify: `POST /message?token=…` with `title`, `message`, `priority` (critical 8, normal 5, low 2);
 /// - webhook: the alert as JSON (`id`, `kind`, `title`, `body`, `urgency`, `posted_at`, `host`, `late`).
 /// Every request carries the alert's key as `Idempotency-Key`.
-public enum RelayMessage {
+public enum ForwardMessage {
     /// An alert that waited longer than this in the outbox is marked late.
     public static let lateAfter: Double = 60
 
@@ -72,8 +72,8 @@ public enum RelayMessage {
     /// people read it (local time), for the late note; `localize` translates.
     /// DingTalk and Feishu sign with `hmacSHA256(key, message)` at `now`
     /// (seconds since the epoch); without it a signing secret is not used.
-    public static func request(_ alert: ForwardedAlert, to target: RelayTarget, raisedAt: String, localize: Localizer,
-                               now: Double = 0, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])? = nil) -> RelayRequest {
+    public static func request(_ alert: ForwardedAlert, to target: ForwardTarget, raisedAt: String, localize: Localizer,
+                               now: Double = 0, hmacSHA256: (([UInt8], [UInt8]) -> [UInt8])? = nil) -> ForwardRequest {
         var message = alert.body
         if alert.late {
             message += "\n\n" + TextTemplate.fill(localize("Delayed: raised at %s on %s."), raisedAt, alert.host)
@@ -83,14 +83,14 @@ public enum RelayMessage {
             return PushMessages.request(alert, message: message, to: target, push: push, headers: headers, now: now, hmacSHA256: hmacSHA256)
         }
         if let mail = target.mail {
-            return RelayRequest(
+            return ForwardRequest(
                 url: mail.server, headers: [], body: MailMessage.text(alert, message: message, from: mail.from, to: mail.to), proxy: target.proxy,
                 rule: .smtp, secretValues: [mail.user, mail.password],
                 mail: MailEnvelope(from: mail.from, to: mail.to, user: mail.user, password: mail.password))
         }
         switch target.service {
         case .ntfy:
-            let url = RelayURL(target.url)
+            let url = TargetURL(target.url)
             let topic = url.flatMap { $0.pathSegments.last.map(String.init) } ?? ""
             let root = url.map { $0.scheme + "://" + $0.authority + "/" + $0.pathSegments.dropLast().map { $0 + "/" }.joined() } ?? target.url
             let body = JSONText.object([
@@ -99,7 +99,7 @@ public enum RelayMessage {
                 ("tags", JSONText.array([ntfyTag(alert), "ccrelay", alert.host].map(JSONText.string))),
             ])
             // The topic is a secret (whoever knows it reads the alerts): never in what the answer shows.
-            return RelayRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body, proxy: target.proxy,
+            return ForwardRequest(url: root + (url?.query.map { "?" + $0 } ?? ""), headers: headers, body: body, proxy: target.proxy,
                                 secretValues: [topic])
         case .gotify:
             let body = JSONText.object([
@@ -107,20 +107,20 @@ public enum RelayMessage {
                 ("priority", String(gotifyPriority(alert.urgency))),
                 ("extras", JSONText.object([("client::display", JSONText.object([("contentType", JSONText.string("text/plain"))]))])),
             ])
-            return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
+            return ForwardRequest(url: target.url, headers: headers, body: body, proxy: target.proxy)
         case .webhook:
             // Every path segment of a webhook may be its token, however short.
-            let path = RelayURL(target.url)?.pathSegments.map(String.init) ?? []
+            let path = TargetURL(target.url)?.pathSegments.map(String.init) ?? []
             let body = JSONText.object([
                 ("id", JSONText.string(alert.key)), ("kind", JSONText.string(alert.kind.rawValue)), ("title", JSONText.string(alert.title)),
                 ("body", JSONText.string(alert.body)), ("urgency", JSONText.string(urgencyName(alert.urgency))),
                 ("posted_at", String(Int64(alert.postedAt.isFinite ? max(0, min(alert.postedAt, 253_402_300_800)) : 0))),
                 ("host", JSONText.string(alert.host)), ("late", alert.late ? "true" : "false"),
             ])
-            return RelayRequest(url: target.url, headers: headers, body: body, proxy: target.proxy, secretValues: path)
+            return ForwardRequest(url: target.url, headers: headers, body: body, proxy: target.proxy, secretValues: path)
         case .bark, .serverchan, .pushplus, .wecom, .dingtalk, .feishu, .telegram, .mail:
             // A push service or mail always has its address (`init(forward:)` makes both).
-            return RelayRequest(url: target.url, headers: headers, body: "{}", proxy: target.proxy)
+            return ForwardRequest(url: target.url, headers: headers, body: "{}", proxy: target.proxy)
         }
     }
 
@@ -168,7 +168,7 @@ public enum RelayMessage {
 /// How long a target that failed is left alone: 5 s after the first failure,
 /// doubling to at most 5 minutes. A campus session coming back (or the
 /// network) retries at once instead.
-public enum RelayBackoff {
+public enum ForwardBackoff {
     public static let cap: Duration = .seconds(300)
 
     public static func delay(afterFailures failures: Int) -> Duration {
@@ -177,7 +177,7 @@ public enum RelayBackoff {
     }
 }
 
-extension RelayRequest {
+extension ForwardRequest {
     /// What this request carries that no one may read back: the URL's user
     /// information, its query values (gotify's token, a webhook's secret)
     /// and long path segments (tokens in the path), and the values of its
@@ -193,7 +193,7 @@ extension RelayRequest {
                 found += [information] + information.split(separator: ":").map(String.init)
             }
         }
-        if let url = RelayURL(url) {
+        if let url = TargetURL(url) {
             if let at = url.authority.lastIndex(of: "@") {
                 let information = String(url.authority[..<at])
                 found.append(information)

@@ -4,7 +4,7 @@ import CoreVocabulary
 /// ccrelay.conf): a topic on an ntfy server, a gotify application, a
 /// webhook that takes a JSON POST, or one of the push services Chinese
 /// students' phones listen to (`forward = bark://…`, see `init(forward:)`).
-public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
+public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
     /// The publish API a target speaks.
     public enum Service: String, Sendable, Hashable, CaseIterable {
         case ntfy, gotify, webhook
@@ -43,29 +43,29 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// nil: straight, whatever the environment says.
     public let proxy: String?
     /// At most so many messages in a window (`limit=`; ServerChan's free 5 a day unless given).
-    public var budget: RelayBudget?
+    public var budget: ForwardBudget?
 
     /// Checks `url` for `service`; fails with what is wrong and how to write it.
-    public init(service: Service, url: String) throws(RelayTargetProblem) {
-        guard let parsed = RelayURL(url) else {
-            throw RelayTargetProblem(
-                "\(service.rawValue) must be an https:// URL (plain http only to a loopback address) without spaces, got '\(RelayURL.redacted(url))'")
+    public init(service: Service, url: String) throws(ForwardTargetProblem) {
+        guard let parsed = TargetURL(url) else {
+            throw ForwardTargetProblem(
+                "\(service.rawValue) must be an https:// URL (plain http only to a loopback address) without spaces, got '\(TargetURL.redacted(url))'")
         }
         switch service {
         case .ntfy:
-            guard let topic = parsed.pathSegments.last, RelayURL.isTopic(topic) else {
-                throw RelayTargetProblem(
+            guard let topic = parsed.pathSegments.last, TargetURL.isTopic(topic) else {
+                throw ForwardTargetProblem(
                     "ntfy needs the server and the topic, such as https://ntfy.campus.example/ccrelay-20231234 (a topic is 1-64 letters, digits, - or _)")
             }
         case .gotify:
             guard parsed.queryItem("token").map({ !$0.isEmpty }) == true else {
-                throw RelayTargetProblem(
+                throw ForwardTargetProblem(
                     "gotify needs the application token in the URL, such as https://gotify.campus.example/message?token=APP_TOKEN (Apps → create application in gotify's web UI)")
             }
         case .webhook:
             break
         default:
-            throw RelayTargetProblem("\(service.title) is written as forward = URL (see ccrelay(1)), not \(service.rawValue) = URL")
+            throw ForwardTargetProblem("\(service.title) is written as forward = URL (see ccrelay(1)), not \(service.rawValue) = URL")
         }
         self.init(service: service, url: url, push: nil, proxy: nil)
     }
@@ -87,8 +87,8 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     public var name: String {
         if let push { return "\(service.rawValue) \(push.host) #\(push.fingerprint)" }
         if let mail { return "\(service.rawValue) \(mail.host) #\(mail.fingerprint)" }
-        guard let parsed = RelayURL(url) else { return service.rawValue + " " + RelayURL.redacted(url) }
-        let host = RelayURL.host(of: parsed.authority).lowercased()
+        guard let parsed = TargetURL(url) else { return service.rawValue + " " + TargetURL.redacted(url) }
+        let host = TargetURL.host(of: parsed.authority).lowercased()
         let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let port = hostPort.dropFirst(host.count)
         // A webhook's long segments are tokens; ntfy's topic and gotify's path are kept.
@@ -100,7 +100,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     /// the whole URL), as this version names it; nil when it is not a valid target.
     public static func name(ofStored stored: String) -> String? {
         guard let space = stored.firstIndex(of: " "), let service = Service(rawValue: String(stored[..<space])),
-            let target = try? RelayTarget(service: service, url: String(stored[stored.index(after: space)...]))
+            let target = try? ForwardTarget(service: service, url: String(stored[stored.index(after: space)...]))
         else { return nil }
         return target.name
     }
@@ -111,7 +111,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
     public var displayName: String {
         if let push { return "\(service.title) \(push.host) #\(push.fingerprint)" }
         if let mail { return "\(service.title) \(mail.host) #\(mail.fingerprint)" }
-        guard let parsed = RelayURL(url) else { return service.rawValue + " " + RelayURL.redacted(url) }
+        guard let parsed = TargetURL(url) else { return service.rawValue + " " + TargetURL.redacted(url) }
         let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let secret = parsed.path + (parsed.query.map { "?" + $0 } ?? "") + (parsed.authority.contains("@") ? parsed.authority : "")
         return "\(service.rawValue) \(parsed.scheme)://\(hostPort)" + (secret.isEmpty || secret == "/" ? "" : " #\(Fingerprint.of(secret))")
@@ -121,7 +121,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// The longest message text (title and body, UTF-8 bytes: never fewer
     /// than the UTF-16 units some services count) the service shows whole;
-    /// a digest carries no more alerts than fit (`RelayDigest.fitting`).
+    /// a digest carries no more alerts than fit (`ForwardDigest.fitting`).
     public var messageRoom: Int {
         switch service {
         case .telegram, .ntfy: 4000
@@ -134,7 +134,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a `[relay]` URL cannot be used, as a sentence with the fix.
-public struct RelayTargetProblem: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ForwardTargetProblem: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
@@ -142,7 +142,7 @@ public struct RelayTargetProblem: Error, Sendable, Hashable, CustomStringConvert
 /// The parts of a target URL the forwarding code needs, checked as strictly
 /// as the CC/1 server's: https, or http to a loopback address only; no
 /// spaces, control characters or fragment; at most 2,000 bytes.
-struct RelayURL: Hashable {
+struct TargetURL: Hashable {
     var scheme: String
     /// `host[:port]`, with any user information before it.
     var authority: String
@@ -227,7 +227,7 @@ struct RelayURL: Hashable {
 
 /// Which alerts are forwarded (`[relay] kinds`): alert kind names, plus
 /// `notice-critical` for the campus notices the server marks critical.
-public struct RelaySelection: Sendable, Hashable {
+public struct ForwardSelection: Sendable, Hashable {
     public var kinds: Set<AlertKind>
     /// Notices of critical urgency, even when `notice` itself is not selected.
     public var criticalNotices: Bool
@@ -239,10 +239,10 @@ public struct RelaySelection: Sendable, Hashable {
 
     /// The default: logged-out, keepalive-failing, credentials, back-online (a phone that heard the bad
     /// news hears it is over), notice-critical.
-    public static let standard = RelaySelection(kinds: [.loggedOut, .keepAliveFailing, .credentials, .backOnline], criticalNotices: true)
+    public static let standard = ForwardSelection(kinds: [.loggedOut, .keepAliveFailing, .credentials, .backOnline], criticalNotices: true)
 
     /// Never forwarded: the status bubble, and the alert that forwarding itself is refused.
-    static let local: Set<AlertKind> = [.status, .relayRefused]
+    static let local: Set<AlertKind> = [.status, .forwardRefused]
 
     /// The names `kinds =` takes.
     public static let names: [String] = AlertKind.allCases.filter { !local.contains($0) }.map(\.rawValue) + ["notice-critical"]
@@ -259,8 +259,8 @@ public struct RelaySelection: Sendable, Hashable {
     }
 
     /// Reads a comma-separated list of names; fails naming the first unknown one.
-    public static func parse(_ text: String) -> Result<RelaySelection, RelayTargetProblem> {
-        var selection = RelaySelection(kinds: [], criticalNotices: false)
+    public static func parse(_ text: String) -> Result<ForwardSelection, ForwardTargetProblem> {
+        var selection = ForwardSelection(kinds: [], criticalNotices: false)
         for part in text.split(separator: ",") {
             let name = part.trimmed
             if name == "notice-critical" {
@@ -272,11 +272,11 @@ public struct RelaySelection: Sendable, Hashable {
                 if let near = names.min(by: { editDistance($0, name) < editDistance($1, name) }), editDistance(near, name) <= 3 {
                     message += "; did you mean '\(near)'?"
                 }
-                return .failure(RelayTargetProblem(message + " (known: \(names.joined(separator: ", ")))"))
+                return .failure(ForwardTargetProblem(message + " (known: \(names.joined(separator: ", ")))"))
             }
         }
         guard !selection.kinds.isEmpty || selection.criticalNotices else {
-            return .failure(RelayTargetProblem("kinds is empty; name at least one of: \(names.joined(separator: ", "))"))
+            return .failure(ForwardTargetProblem("kinds is empty; name at least one of: \(names.joined(separator: ", "))"))
         }
         return .success(selection)
     }

@@ -9,7 +9,7 @@ import CCRelayCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRelay(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let rules: [RelayAnswerRule] = [
+    let rules: [AnswerRule] = [
         .status, .okFlag(service: "Telegram"),
         .code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"]),
         .code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"]),
@@ -21,7 +21,7 @@ public func fuzzRelay(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     // (A short key may be a word of the name itself, "bark"; a key inside the host name is the user's own doing.)
-    if let target = try? RelayTarget(forward: text), let push = target.push, push.key.count >= 12, !push.host.contains(push.key) {
+    if let target = try? ForwardTarget(forward: text), let push = target.push, push.key.count >= 12, !push.host.contains(push.key) {
         precondition(!target.name.contains(push.key) && !target.displayName.contains(push.key), "a key in a name")
     }
     return 0
