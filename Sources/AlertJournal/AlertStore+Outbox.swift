@@ -1,5 +1,6 @@
 import CCRelayCore
 import CoreVocabulary
+import Forwarding
 
 /// One alert waiting for a relay target (or delivered to it).
 public struct OutboxItem: Sendable, Hashable {

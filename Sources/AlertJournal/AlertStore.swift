@@ -1,6 +1,7 @@
 import EventLoop
 import CCRelayCore
 import CoreVocabulary
+import Forwarding
 #if canImport(Glibc)
 import Glibc
 #endif

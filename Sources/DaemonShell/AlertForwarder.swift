@@ -5,6 +5,8 @@ import DesktopServices
 import EventLoop
 import CCRelayCore
 import CoreVocabulary
+import Forwarding
+import ForwardingTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,12 +64,12 @@ final class AlertForwarder {
     /// The targets refusing now, by outbox name.
     private var refusing: Set<String> = []
 
-    init(targets: [ForwardTarget], selection: ForwardSelection, quiet: QuietHours? = nil, quietCritical: Bool = false,
+    init(targets: [ForwardTarget], selection: ForwardSelection, quiet: QuietRule? = nil,
          loop: any EventScheduler, host: String,
          store: @escaping () -> AlertStore?, storeFailed: @escaping (StoreError, String) -> Void,
          log: @escaping (String) -> Void, transport: (ForwardTarget) -> any ForwardTransport) {
         lanes = targets.map {
-            Lane(target: $0, transport: transport($0), policy: ForwardingPolicy(budget: $0.budget, quiet: quiet, quietCritical: quietCritical))
+            Lane(target: $0, transport: transport($0), policy: ForwardingPolicy(budget: $0.budget, quiet: quiet))
         }
         self.selection = selection
         self.loop = loop
@@ -136,7 +138,7 @@ final class AlertForwarder {
             case .send(let ids):
                 let chosen = next.waiting.filter { ids.contains($0.alertID) }
                 // A digest carries what the service shows whole; the rest go in the next message.
-                let fitting = ForwardDigest.fitting(chosen.map { forwarded($0, now: now) }, in: lane.target.messageRoom, time: WallClock.localTime,
+                let fitting = ForwardDigest.fitting(chosen.map { forwarded($0, now: now) }, in: lane.target.service.messageRoom, time: WallClock.localTime,
                                                   localize: Localization.localizer)
                 items = Array(chosen.prefix(fitting))
             }
@@ -147,9 +149,8 @@ final class AlertForwarder {
         let alerts = items.map { forwarded($0, now: now) }
         guard let first = alerts.first else { return }
         let alert = alerts.count == 1 ? first : ForwardDigest.alert(alerts, time: WallClock.localTime, localize: Localization.localizer)
-        let request = ForwardMessage.request(
-            alert, to: lane.target, raisedAt: WallClock.localMinute(alert.postedAt), localize: Localization.localizer,
-            now: now, hmacSHA256: MessageSignature.hmacSHA256)
+        let request = lane.target.request(
+            for: alert, raisedAt: WallClock.localMinute(alert.postedAt), localize: Localization.localizer, now: now, signer: MessageSignature.hmacSHA256)
         lane.busy = true
         lane.transport.post(request) { [weak self, weak lane] answer in
             guard let self, let lane else { return }
@@ -163,7 +164,7 @@ final class AlertForwarder {
     private func forwarded(_ item: OutboxItem, now: Double) -> ForwardedAlert {
         ForwardedAlert(
             kind: item.kind, title: item.title, body: item.body, urgency: item.urgency, postedAt: item.postedAt, key: item.key,
-            host: host, late: item.attempts > 0 || now - item.queuedAt > ForwardMessage.lateAfter)
+            host: host, late: item.attempts > 0 || now - item.queuedAt > ForwardedAlert.lateAfter)
     }
 
     /// What waits for `lane`'s target, what it took lately, and what its policy says of them now.

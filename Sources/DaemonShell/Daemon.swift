@@ -6,6 +6,8 @@ import EventLoop
 import DesktopServices
 import CCRelayCore
 import CoreVocabulary
+import Forwarding
+import ForwardingTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -124,8 +126,7 @@ public final class Daemon {
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
         if let configuration = reading.usable, !configuration.forwardTargets.isEmpty {
             forwarder = AlertForwarder(
-                targets: configuration.forwardTargets, selection: configuration.forwardSelection, quiet: configuration.quietHours,
-                quietCritical: configuration.quietCritical, loop: loop, host: device,
+                targets: configuration.forwardTargets, selection: configuration.forwardSelection, quiet: configuration.quiet, loop: loop, host: device,
                 store: { [journalKeeper] in journalKeeper.usable() },
                 storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, log: log,
                 transport: forwardTransport)

@@ -5,6 +5,8 @@ import DaemonShell
 import CCRelayCore
 import CoreVocabulary
 import CLinux
+import Forwarding
+import ForwardingTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -127,20 +129,7 @@ func relayTest(_ path: String, target name: String?) -> Never {
             targets, caFile: configuration.forwardCAFile, version: ccrelayVersion, loop: loop,
             report: { target, answer in
                 failed = failed || !answer.delivered
-                let said = answer.text.isEmpty ? "" : ": " + answer.text
-                // A mail's status is the SMTP reply code (a 4xx there means: try later).
-                let mail = target.hasPrefix(ForwardTarget.Service.mail.title + " ")
-                // The daemon's own verdict (ForwardVerdict): what the lanes would do with this answer.
-                let line =
-                    switch answer.verdict {
-                    case .delivered: "\(target): delivered (\(mail ? "SMTP" : "HTTP") \(answer.status))\(said)\n"
-                    // The target refuses everything (a wrong key, token or login): fix the URL.
-                    case .targetRefused(let why): "\(target): refused: \(why)\n"
-                    // This message alone (too long, …): others would go.
-                    case .messageRefused(let why): "\(target): refused this message: \(why)\n"
-                    case .retry(let why) where answer.status == 0: "\(target): unreachable: \(why)\n"
-                    case .retry(let why): "\(target): not delivered: \(why) (the daemon would try again)\n"
-                    }
+                let line = ForwardTrial.line(target, answer) + "\n"
                 _ = line.withCString { write(1, $0, strlen($0)) }
             },
             done: { exit(failed ? 1 : 0) })

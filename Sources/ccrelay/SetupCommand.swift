@@ -5,6 +5,7 @@ import DispatchLoop
 import EventLoop
 import FileAccess
 import CCRelayCore
+import Forwarding
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -211,7 +212,7 @@ enum SetupCommand {
         }
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.
-        var relay = (ForwardTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
+        var relay = (PushServices.configurationKeys + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
         if account != nil && asking && relay.isEmpty && current["relay"] == nil {
             Output.prompt(localize("Forward alerts to an ntfy topic (https://ntfy.sh/YOUR-TOPIC; empty: the system log only)") + ": ")
             let typed = (readLine(strippingNewline: true) ?? "").filter { !$0.isWhitespace }

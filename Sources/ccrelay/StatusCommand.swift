@@ -5,6 +5,7 @@ import CCRelayCore
 import CoreVocabulary
 import DesktopServices
 import EventLoop
+import Forwarding
 
 /// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
 enum StatusCommand {

@@ -1,6 +1,7 @@
 @testable import CCRelayCore
 import CoreVocabulary
 import Testing
+import Forwarding
 
 /// Drives a `Session` on a virtual clock, firing its one timer like the daemon's timerfd.
 struct VirtualDaemon {

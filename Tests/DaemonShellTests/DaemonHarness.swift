@@ -8,6 +8,8 @@ import EventLoop
 import Foundation
 import CCRelayCore
 import CoreVocabulary
+import Forwarding
+import ForwardingTransport
 
 /// The daemon shell on the embedded loop: virtual time, a scripted CC/1
 /// server, a desktop face that records what it is asked, a journal in a
@@ -188,7 +190,7 @@ final class ScriptedRelay {
         return lane
     }
 
-    subscript(_ service: ForwardTarget.Service) -> Lane { lanes.first { $0.target.service == service }! }
+    subscript(_ service: String) -> Lane { lanes.first { $0.target.service.name == service }! }
 }
 
 /// The outside-access probe as the test answers it: each check waits until answered.

@@ -4,6 +4,7 @@ import DesktopServices
 import CCRelayCore
 import CoreVocabulary
 import Testing
+import Forwarding
 
 /// alerts.db's outbox: queued with the journal entry, delivered oldest first
 /// and once, one key per alert kept across reopening, bounded.
@@ -134,7 +135,7 @@ import Testing
         }
         try sqlite(path, "PRAGMA user_version = 3;")
         let store = try store()
-        let fixed = try ForwardTarget(service: .gotify, url: "https://gotify.campus.example/message?token=RightToken")
+        let fixed = try ForwardTarget(key: "gotify", url: "https://gotify.campus.example/message?token=RightToken")
         #expect(fixed.name == "gotify https://gotify.campus.example/message")
         #expect(try store.nextForDelivery(to: fixed.name)?.title == "waiting", "the queue carries over to the fixed target")
         #expect(try store.nextForDelivery(to: old) == nil)

@@ -1,4 +1,5 @@
 import CoreVocabulary
+import Forwarding
 
 /// `ccrelay.conf` as the daemon uses it (docs/design.md, "Config keys").
 public struct Configuration: Sendable, Hashable {
@@ -48,6 +49,8 @@ public struct Configuration: Sendable, Hashable {
     /// Quiet hours for bubbles and forwarding (`[alerts] quiet`), and whether a logout keeps quiet too (`quiet-critical`).
     public var quietHours: QuietHours?
     public var quietCritical = false
+    /// The quiet hours' one rule, for bubbles and targets alike (nil: none configured).
+    public var quiet: QuietRule? { quietHours.map { QuietRule(hours: $0, critical: quietCritical) } }
     /// The CA bundle for relay targets with a campus CA (`[relay] ca-file`); the system's by default.
     public var forwardCAFile: String?
     /// The password of a PKCS#12 `[auth] certificate`: never in the file,
@@ -154,7 +157,7 @@ public enum ConfigurationParser {
             guard keys.contains(key) else {
                 let shownKey = key.contains("://") ? TargetURL.redacted(key) : key
                 var message = group == "relay"
-                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(ForwardTarget.Service.keyed.map(\.rawValue).joined(separator: ", ")), forward, kinds, ca-file)"
+                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(PushServices.configurationKeys.joined(separator: ", ")), forward, kinds, ca-file)"
                     : "unknown key '\(shownKey)' in [\(group)] is ignored"
                 if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
                     message += "; did you mean '\(near)'?"
@@ -163,7 +166,7 @@ public enum ConfigurationParser {
                 continue
             }
             // Any number of relay targets, one per line.
-            let repeatable = group == "relay" && (key == "forward" || ForwardTarget.Service.keyed.contains { $0.rawValue == key })
+            let repeatable = group == "relay" && (key == "forward" || PushServices.configurationKeys.contains(key))
             if !repeatable, let previous = seen["\(group).\(key)"] {
                 warn(number, "'\(key)' is set again (first on line \(previous)); this value wins")
             }
@@ -188,7 +191,7 @@ public enum ConfigurationParser {
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
         "location": ["mode", "source"],
         "notifications": ["notices"],
-        "relay": ForwardTarget.Service.keyed.map(\.rawValue) + ["forward", "kinds", "ca-file"],
+        "relay": PushServices.configurationKeys + ["forward", "kinds", "ca-file"],
         "probe": ["mode", "urls"],
         "alerts": ["quiet", "quiet-critical"],
         "srun": SrunSettings.keys,
@@ -287,11 +290,11 @@ public enum ConfigurationParser {
                 if key == "forward" {
                     target = try ForwardTarget(forward: value)
                 } else {
-                    guard let service = ForwardTarget.Service(rawValue: key) else { break }
-                    target = try ForwardTarget(service: service, url: value)
+                    guard PushServices.configurationKeys.contains(key) else { break }
+                    target = try ForwardTarget(key: key, url: value)
                 }
                 if c.forwardTargets.contains(where: { $0.name == target.name }) {
-                    return "this \(target.service.rawValue) target is already listed (the same server and path or key; its alerts would share one queue)"
+                    return "this \(target.service.name) target is already listed (the same server and path or key; its alerts would share one queue)"
                 }
                 guard c.forwardTargets.count < 16 else { return "at most 16 relay targets" }
                 c.forwardTargets.append(target)
@@ -374,11 +377,5 @@ public enum ConfigurationParser {
             previous = character
         }
         return line
-    }
-}
-
-extension StringProtocol {
-    var trimmed: String {
-        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }

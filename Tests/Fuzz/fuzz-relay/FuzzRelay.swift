@@ -1,4 +1,4 @@
-import CCRelayCore
+import Forwarding
 
 // libFuzzer target: what forwarding reads from outside — a push service's
 // answer (judged by every rule, read by the core's own JSON scanner) and a
@@ -10,9 +10,9 @@ import CCRelayCore
 public func fuzzRelay(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let rules: [AnswerRule] = [
-        .status, .okFlag(service: "Telegram"),
-        .code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"]),
-        .code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"]),
+        .status, .okFlag(service: "Telegram", targetWords: ["chat not found"]),
+        .code(AnswerCodes(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"], targetCodes: [40001])),
+        .code(AnswerCodes(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"])),
     ]
     for rule in rules {
         for status in [200, 400] {
