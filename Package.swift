@@ -54,7 +54,7 @@ let package = Package(
             name: "ccrelay", dependencies: ["AlertJournal", "DesktopServices", "CCRelayCore", "CoreVocabulary", "Forwarding", "DBus", "DBusAsync", "DispatchLoop", "FileAccess"]),
         // `ccrelay daemon` execs this (same process): the daemon and libcurl live here.
         .executableTarget(
-            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "CCRelayCore", "CoreVocabulary", "Forwarding", "ForwardingTransport", "CLinux"]),
+            name: "ccrelay-daemon", dependencies: ["DaemonShell", "DesktopServices", "EventLoop", "CCProtocol", "CurlTransport", "SrunProtocol", "CCRelayCore", "CoreVocabulary", "Forwarding", "ForwardingTransport", "CLinux"]),
         .executableTarget(name: "ccsim", dependencies: ["CMicroHTTPD", "CCRelayCore", "CoreVocabulary", "SrunCodec"]),
         .executableTarget(name: "keepalive-bench", dependencies: ["CCProtocol", "CCProtocolAsync", "EventLoop"], path: "bench/keepalive-bench"),
 

@@ -146,6 +146,15 @@ public final class SrunClient: @unchecked Sendable {
         }
     }
 
+    /// `rad_user_info` as `userInfo` asks it, with the portal's `srun_ver`:
+    /// a look at the portal that changes nothing (`ccrelay doctor`).
+    public func portalStatus(timeout: Duration? = nil, completion: @escaping (SrunExchange<SrunPortalStatus>) -> Void) {
+        enqueue(timeout, completion: completion) { client, tally, finish in
+            client.call("cgi-bin/rad_user_info", client.configuration.ip.map { [(name: "ip", value: $0)] } ?? [], tally: tally,
+                        read: SrunPortalStatus.read, completion: finish)
+        }
+    }
+
     /// Ends the session: `.portal` sends `action=logout` (no password);
     /// `.dm` the signed `rad_user_dm` for `user` without the domain (asking
     /// `rad_user_info` first when this computer's address is not known yet,

@@ -13,13 +13,16 @@ import Glibc
 /// (`ccrelay-daemon --diagnose --config PATH`): libcurl's version, the
 /// certificate's expiry and key, the CC server over IPv4 and IPv6 (name,
 /// TCP, TLS with the server's chain and the client certificate — a `GET`
-/// of the base URL, never a login, so a live session is left alone) and
-/// the outside probe's matrix. One finding a line on standard output,
-/// `AREA<TAB>ok|warn|fail<TAB>TEXT<TAB>FIX`, written the moment it is known
-/// (the server's before the probe's); the doctor takes the identifiers out.
+/// of the base URL, never a login, so a live session is left alone) or a
+/// Srun portal (its `rad_user_info`), the portal in front of an anonymous
+/// request (DiagnosePortal.swift) and the outside probe's matrix. One
+/// finding a line on standard output, `AREA<TAB>ok|warn|fail<TAB>TEXT<TAB>FIX`,
+/// written the moment it is known (the server's, the portal's, then the
+/// probe's); the doctor takes the identifiers out.
 ///
-/// Bounded whatever the network does: 5 s for the server, the probe's 2 s
-/// an endpoint (at most 3 a family), both at once, and `deadline` for all of
+/// Bounded whatever the network does: 5 s for the server (8 s for a Srun
+/// portal), 6 s an URL for the portal and 4 s each question to a Srun one,
+/// the probe's 2 s an endpoint (at most 3 a family), all at once, and `deadline` for all of
 /// it — what has not answered by then is a line that says so. It ends with
 /// the doctor that started it (the parent-death signal).
 enum Diagnose {
@@ -44,15 +47,29 @@ enum Diagnose {
             say("server", "fail", "cannot check: \(error)")
             exit(0)
         }
-        var lines = Lines()
+        var lines = Lines(configuration: configuration)
         let userAgent = "ccrelay/\(ccrelayVersion)"
-        do throws(ClientConfigurationError) {
-            try ServerReach.check(ConfigurationCheck.serverConfiguration(configuration), userAgent: userAgent, loop: loop) { reaches in
-                lines.server = server(configuration, reaches)
+        switch configuration.serverProtocol {
+        case .cc1:
+            do throws(ClientConfigurationError) {
+                try ServerReach.check(ConfigurationCheck.serverConfiguration(configuration), userAgent: userAgent, loop: loop) { reaches in
+                    lines.server = server(configuration, reaches)
+                    lines.serverReached = reaches.contains { $0.status != nil }
+                    lines.flush()
+                }
+            } catch {
+                lines.server = [line("server", "fail", error.message)]
+                lines.serverReached = false
                 lines.flush()
             }
-        } catch {
-            lines.server = [line("server", "fail", error.message)]
+        case .srun:
+            srunServer(configuration, userAgent: userAgent, loop: loop) { found in
+                lines.server = found
+                lines.flush()
+            }
+        }
+        survey(configuration, userAgent: userAgent, loop: loop) { outcome in
+            lines.survey = outcome
             lines.flush()
         }
         // Held until the loop ends: the probe's completion does not keep it.
@@ -77,6 +94,8 @@ enum Diagnose {
                                      fix: "check the network (ip route), [server] url and [server] interface")]
             }
             if lines.outside == nil { lines.outside = [line("outside", "warn", "not finished: no verdict within \(seconds) s")] }
+            lines.serverReached = lines.serverReached ?? false
+            if lines.survey == nil { lines.portal = [line("portal", "warn", "not finished: no answer within \(seconds) s")] }
             lines.flush()
         }
         timer.arm(after: deadline)
@@ -84,31 +103,43 @@ enum Diagnose {
         exit(0)
     }
 
-    /// The server's lines and the probe's, written as soon as they can be
-    /// (the server's first); the process ends once both are out.
-    private struct Lines {
+    /// The server's lines, the portal's and the probe's, each written as
+    /// soon as it is known and those before it are out; the process ends
+    /// once all are. The portal's line is made once the survey is over and
+    /// (CC/1: whether its server answers says "CC/1") the server's check.
+    struct Lines {
+        let configuration: Configuration
         var server: [String]?
+        var portal: [String]?
         var outside: [String]?
-        private var serverWritten = false
+        var serverReached: Bool?
+        var survey: PortalSurvey.Outcome?
+        private var written = 0
+
+        init(configuration: Configuration) {
+            self.configuration = configuration
+        }
 
         mutating func flush() {
-            if let server, !serverWritten {
-                serverWritten = true
-                for line in server { write(line) }
+            if portal == nil, let survey, configuration.serverProtocol == .srun || serverReached != nil {
+                portal = [Diagnose.portal(configuration, survey, serverReached: serverReached ?? false)]
             }
-            guard serverWritten, let outside else { return }
-            for line in outside { write(line) }
-            exit(0)
+            let areas = [server, portal, outside]
+            while written < areas.count, let lines = areas[written] {
+                for line in lines { write(line) }
+                written += 1
+            }
+            if written == areas.count { exit(0) }
         }
 
         private func write(_ line: String) { _ = line.withCString { Glibc.write(1, $0, strlen($0)) } }
     }
 
-    private static func say(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) {
+    static func say(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) {
         _ = line(area, verdict, text, fix: fix).withCString { write(1, $0, strlen($0)) }
     }
 
-    private static func line(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) -> String {
+    static func line(_ area: String, _ verdict: String, _ text: String, fix: String? = nil) -> String {
         let clean = { (text: String) in String(text.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) }
         return [area, verdict, clean(text), clean(fix ?? "")].joined(separator: "\t") + "\n"
     }
@@ -164,7 +195,7 @@ enum Diagnose {
         }
     }
 
-    private static func fix(_ failure: TransportFailure) -> String {
+    static func fix(_ failure: TransportFailure) -> String {
         switch failure {
         case .noNetwork, .connectionLost, .timeout: "check the network (ip route), [server] url and [server] interface"
         case .serverUntrusted: "log in to a captive portal in a browser; otherwise check [server] ca-file and pinned-key"

@@ -156,6 +156,8 @@ func runDaemon(_ given: [String]) -> Never {
         instance = arguments[1]
         arguments.removeFirst(2)
     }
+    // No configuration: what the network shows an anonymous request (setup's offer).
+    if arguments.first == "--discover" { Discover.run(Array(arguments.dropFirst())) }
     let path: String
     switch arguments.count {
     case 0: path = system ? SystemService.configurationPath(instance: instance) : ConfigurationFile.defaultPath()

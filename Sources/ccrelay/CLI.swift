@@ -68,6 +68,24 @@ enum CLI {
         $0.hasPrefix("--system=") ? String($0.dropFirst("--system=".count)) : nil
     }
 
+    /// `ccrelay daemon` (but for a desktop's --autostart) becomes the daemon
+    /// before `main` starts its first Swift task: a task's first hop to the
+    /// global executor starts libdispatch's worker threads, whose raised
+    /// priority a service's sandbox refuses — three "Failed to set thread
+    /// priority" lines in its journal at every start (issue 33.7). Nil: any
+    /// other command, run as a task.
+    static func runBeforeTasks(_ given: [String]) -> Int32? {
+        if let instance, !SystemService.isInstanceName(instance) { return nil }
+        let arguments = systemService ? Array(given.dropFirst()) : given
+        guard arguments.first == DaemonCommand.command.name else { return nil }
+        do {
+            let parsed = try parseSubcommand(DaemonCommand.command, Array(arguments.dropFirst()))
+            return parsed.has("autostart") && !systemService ? nil : DaemonCommand.becomeTheDaemon(parsed)
+        } catch {
+            return error.status
+        }
+    }
+
     static func run(_ given: [String]) async -> Int32 {
         if let instance, !SystemService.isInstanceName(instance) {
             Output.error(fill(localize("'%s' is not an instance name (a letter or _, then letters, digits, _ or -, at most 32; not ccrelay, the main service's)"), instance))

@@ -64,7 +64,7 @@ struct ControlClient {
             client.close()
             return nil
         }
-        Output.error("ccrelay: " + localize("no daemon runs in this session; the system service (ccrelay.service) answers"))
+        Output.error(localize("no daemon runs in this session; the system service (ccrelay.service) answers"))
         return client
     }
 

@@ -58,6 +58,20 @@ enum DaemonCommand {
         flags: ["autostart"], valued: ["config"], values: ["config": Subcommand.fileValue], run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
+        if parsed.has("autostart"), !CLI.systemService, parsed.positionals.isEmpty {
+            // Without a configuration the daemon runs once, to offer setup; after that, nothing.
+            let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
+            if access(path, F_OK) != 0 && access(SetupOffer.markerPath, F_OK) == 0 { return ExitStatus.ok }
+            if await daemonRuns() { return ExitStatus.ok }
+            if parsed.values["config"] == nil, systemctlUser(["start", "ccrelay.service"]) { return ExitStatus.ok }
+        }
+        return becomeTheDaemon(parsed)
+    }
+
+    /// Checks the command line and execs `ccrelay-daemon`; returns only when
+    /// it cannot. Synchronous, so that `main` runs it before any Swift task
+    /// (see `CLI.runBeforeTasks`).
+    static func becomeTheDaemon(_ parsed: ParsedArguments) -> Int32 {
         guard parsed.positionals.isEmpty else { return usageError("daemon", "unexpected argument '\(parsed.positionals[0])'") }
         if CLI.systemService {
             // The system service (ccrelay.service): /etc/ccrelay, /var/lib/ccrelay, the system bus.
@@ -67,14 +81,7 @@ enum DaemonCommand {
                 ["--system"] + (CLI.instance.map { ["--instance", $0] } ?? [])
                     + ["--config", parsed.values["config"] ?? SystemService.configurationPath(instance: CLI.instance)], for: "daemon")
         }
-        let path = parsed.values["config"] ?? ConfigurationFile.defaultPath()
-        if parsed.has("autostart") {
-            // Without a configuration the daemon runs once, to offer setup; after that, nothing.
-            if access(path, F_OK) != 0 && access(SetupOffer.markerPath, F_OK) == 0 { return ExitStatus.ok }
-            if await daemonRuns() { return ExitStatus.ok }
-            if parsed.values["config"] == nil, systemctlUser(["start", "ccrelay.service"]) { return ExitStatus.ok }
-        }
-        return execHelper("ccrelay-daemon", ["--config", path], for: "daemon")
+        return execHelper("ccrelay-daemon", ["--config", parsed.values["config"] ?? ConfigurationFile.defaultPath()], for: "daemon")
     }
 
     /// A daemon owns the control name on the session bus already.
@@ -85,6 +92,4 @@ enum DaemonCommand {
         defer { connection.loop.sync { connection.close() } }
         return ((try? await connection.nameOwner(ControlNames.busName)) ?? nil) != nil
     }
-
-
 }

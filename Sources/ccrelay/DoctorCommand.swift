@@ -25,7 +25,10 @@ enum DoctorCommand {
         Prints a report to paste into a bug report or a question to campus IT:
         ccrelay's version, the system and libcurl, the configuration check, the
         certificate's expiry, the campus server over IPv4 and IPv6 (name, TCP,
-        TLS, the client certificate: no login), the outside probe, what the
+        TLS, the client certificate: no login) or the Srun portal (its
+        rad_user_info: no login), the portal this network puts in front of an
+        anonymous request (Srun with its ac_id, version and captcha, Ruijie
+        ePortal, Dr.COM, CC/1, none or unknown), the outside probe, what the
         daemon sees (state, outside access, the last error), the notification
         server, the tray, the dock, the keyring, NetworkManager, the alert
         journal and the last 20 timeline entries. Each line says ok, warn or
@@ -232,7 +235,8 @@ enum DoctorCommand {
         return status == 0
     }
 
-    /// libcurl, the certificate, the CC server over IPv4 and IPv6 and the
+    /// libcurl, the certificate, the CC server over IPv4 and IPv6 (or the
+    /// Srun portal), the portal in front of an anonymous request and the
     /// outside probe, from `ccrelay-daemon --diagnose` (the process with
     /// libcurl), each line as it comes; a helper that outlives
     /// `networkDeadline` is ended and what it did not say is a line that says so.
@@ -248,7 +252,7 @@ enum DoctorCommand {
             said.insert(fields[0])
         }
         if !finished {
-            for area in ["server", "outside"] where !said.contains(area) {
+            for area in ["server", "portal", "outside"] where !said.contains(area) {
                 report.add(area, "warn", "not finished: no answer within \(networkDeadline.components.seconds) s",
                            fix: area == "server" ? "check the network (ip route), [server] url and [server] interface" : nil)
             }

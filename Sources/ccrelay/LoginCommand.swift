@@ -143,12 +143,13 @@ enum LoginCommand {
             return nil
         }
         defer { close(tty) }
-        _ = prompt.withCString { write(tty, $0, strlen($0)) }
         var saved = termios()
         tcgetattr(tty, &saved)
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO)
         tcsetattr(tty, TCSAFLUSH, &quiet)
+        // The prompt only once echo is off: TCSAFLUSH drops what was typed before it.
+        _ = prompt.withCString { write(tty, $0, strlen($0)) }
         defer {
             tcsetattr(tty, TCSAFLUSH, &saved)
             _ = write(tty, "\n", 1)

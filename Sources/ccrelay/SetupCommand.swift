@@ -16,14 +16,20 @@ import Glibc
 /// configuration 0600 with absolute paths and starts ccrelay at login.
 enum SetupCommand {
     static let usage = localize("""
-        Usage: ccrelay setup [--server URL] [--certificate FILE] [--key FILE] [--ca-file FILE]
-                             [--pinned-key PIN] [--interface IF] [--user ID --password-stdin]
-                             [--p12-password-stdin] [--ntfy URL] [--gotify URL] [--webhook URL]
+        Usage: ccrelay setup [--protocol cc1|srun] [--server URL] [--certificate FILE] [--key FILE]
+                             [--ca-file FILE] [--pinned-key PIN] [--interface IF]
+                             [--user ID --password-stdin] [--p12-password-stdin]
+                             [--ac-id N|auto] [--domain SUFFIX] [--hmd5 hmac|hmac-empty|md5]
+                             [--discover-from URL] [--ntfy URL] [--gotify URL] [--webhook URL]
                              [--forward URL] [--yes] [--edit] [--force] [--no-autostart] [--config PATH]
 
         Sets ccrelay up: the campus server, your student certificate (a PEM
         certificate and key, or a PKCS#12 bundle, whose password goes to the
-        keyring), and what else the campus needs. On a terminal it
+        keyring), and what else the campus needs — or a Srun (深澜) portal, your
+        user name and password (kept in the keyring). On a terminal it first
+        looks at what the network puts in front of an anonymous request (a GET
+        of the outside probe's plain-http URLs) and offers the Srun portal it
+        finds, with its address and ac_id, as the answer. On a terminal it
         asks for what the options do not give, showing the current answers as
         defaults; with the options it asks nothing. Before writing anything it
         logs in once with the answers (and logs out again) and says what the server
@@ -34,14 +40,25 @@ enum SetupCommand {
         (Downloads) can be copied next to the configuration, readable only by you.
 
         Options:
-          --server URL         the CC server (https://, or http:// to this computer)
+          --protocol P         cc1 (a CC server) or srun (a Srun portal); by default
+                               what the network shows, else the current answer, else cc1
+          --server URL         the CC server (https://, or http:// to this computer),
+                               or the Srun portal (http://10.0.0.55/, https://…)
           --certificate FILE   your student certificate (PEM, or PKCS#12: .p12/.pfx)
           --key FILE           its private key (PEM, chmod 600)
           --ca-file FILE       the campus CA, when the server's is not in the system's
           --pinned-key PIN     the server's public key pin (sha256//…)
           --interface IF       send through this network interface only
-          --user ID            log in with a user name and password (kept in the keyring)
+          --user ID            log in with a user name and password (kept in the keyring);
+                               at a Srun portal the student ID without the domain suffix
           --password-stdin     read that password from standard input
+          --ac-id N|auto       the Srun portal's ac_id (the digits after ac_id= in its
+                               address); auto finds it from the portal at each start
+          --domain SUFFIX      what the Srun portal's list adds to the user (@cmcc)
+          --hmd5 VARIANT       how the Srun login's password field is made: hmac (the
+                               portal's own page), hmac-empty (BIT), md5 (Tsinghua)
+          --discover-from URL  look for the portal with an anonymous GET of this plain
+                               http:// URL (instead of the outside probe's URLs)
           --ntfy URL           also forward alerts to this ntfy topic (server and topic)
           --gotify URL         … to this gotify application (…/message?token=APP_TOKEN)
           --webhook URL        … to this webhook (a JSON POST)
@@ -68,6 +85,10 @@ enum SetupCommand {
         them and nobody else does; it asks for an ntfy topic to forward alerts to,
         then enables and starts the unit and prints the command that shows its state.
 
+        A Srun portal's password travels in the portal's reversible encoding:
+        on a plain http:// portal anyone on the campus network can read it; use
+        https:// where the school offers it.
+
         Exit status: 0 when the login worked and the configuration is written,
         1 when it did not (nothing is written), 2 on a usage error.
         """)
@@ -75,9 +96,11 @@ enum SetupCommand {
     static let command = Subcommand(
         name: "setup", summary: localize("set ccrelay up: server, certificate, a test login, start at login"), usage: usage,
         flags: ["password-stdin", "yes", "edit", "force", "no-autostart", "p12-password-stdin"],
-        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook", "forward"],
+        valued: ["server", "certificate", "key", "ca-file", "pinned-key", "interface", "user", "config", "ntfy", "gotify", "webhook", "forward",
+                 "protocol", "ac-id", "domain", "hmd5", "discover-from"],
         values: ["certificate": Subcommand.fileValue, "key": Subcommand.fileValue, "ca-file": Subcommand.fileValue,
-                 "config": Subcommand.fileValue],
+                 "config": Subcommand.fileValue, "protocol": ServerProtocol.allCases.map(\.rawValue),
+                 "hmd5": SrunSettings.Digest.allCases.map(\.rawValue)],
         run: run)
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
@@ -95,8 +118,16 @@ enum SetupCommand {
             Output.error(fill(localize("setup: %s exists; to change it: ccrelay setup --edit (its answers are the defaults then)"), path))
             return ExitStatus.failure
         }
-        let current = existingAnswers(path)
+        var current = existingAnswers(path)
         let asking = isatty(0) != 0 && !parsed.has("yes") && !parsed.has("password-stdin") && !parsed.has("p12-password-stdin")
+        // The login protocol, with what the network shows offered first.
+        let probeURLs = ConfigurationFile.load(path).configuration?.probeURLs ?? Configuration.defaultProbeURLs
+        let chosen: ServerProtocol
+        switch SetupPortal.choose(parsed, current: &current, asking: asking, probeURLs: probeURLs) {
+        case .success(let protocolChosen): chosen = protocolChosen
+        case .failure(let problem): return usageError("setup", problem.message)
+        }
+        let portal = chosen == .srun
         /// The answer to one question: the option's value, else what is typed (the current answer
         /// when nothing is); a file that cannot be used is said at once and asked for again.
         func answer(_ key: String, _ question: String, required: Bool, file: Bool = false) -> Answer {
@@ -123,18 +154,31 @@ enum SetupCommand {
             }
         }
         let server: String
-        switch answer("server", localize("CC server URL (for example https://cc.example.edu.cn/)"), required: true) {
+        let serverQuestion = portal ? localize("Srun portal URL (for example http://10.0.0.55/)") : localize("CC server URL (for example https://cc.example.edu.cn/)")
+        switch answer("server", serverQuestion, required: true) {
         case .value(let given) where !given.isEmpty: server = given
         case .refused(let problem): return usageError("setup", problem)
-        default: return usageError("setup", localize("the server is needed: --server URL"))
+        default: return usageError("setup", portal ? localize("the portal is needed: --server URL (or --discover-from URL)") : localize("the server is needed: --server URL"))
+        }
+        // A Srun portal's access controller and domain, right after its address.
+        var srun: SetupPortal.SrunAnswers?
+        if portal {
+            if server.lowercased().hasPrefix("http://") {
+                Output.out(localize("Note: this portal is plain http: its login protocol lets anyone on the campus network read the password; use https:// where the school offers it."))
+            }
+            switch SetupPortal.srunAnswers(parsed, current: current, asking: asking) {
+            case .success(let answers): srun = answers
+            case .failure(let problem): return usageError("setup", problem.message)
+            }
         }
         var user: String?
         var certificate: String?
         var key: String?
         var caFile: String?
-        for (name, question, file) in [("user", localize("User name for a password login"), false),
-                                        ("certificate", localize("Student certificate (PEM file, or a .p12/.pfx bundle)"), true)] {
-            switch answer(name, question, required: name == "certificate" && user == nil, file: file) {
+        let userQuestion = portal ? localize("User name at the portal (the student ID, without the domain suffix)") : localize("User name for a password login")
+        for (name, question, file) in [("user", userQuestion, false),
+                                        ("certificate", localize("Student certificate (PEM file, or a .p12/.pfx bundle)"), true)] where !(portal && file) {
+            switch answer(name, question, required: name == "certificate" && user == nil || portal, file: file) {
             case .value(let given): if name == "user" { user = given } else { certificate = given }
             case .refused(let problem): return fileRefused(problem)
             case .none: break
@@ -163,10 +207,13 @@ enum SetupCommand {
         } else if bundle && asking {
             bundlePassword = LoginCommand.askWithoutEcho(localize("Password of the certificate bundle (empty if it has none): "))
         }
-        switch answer("ca-file", localize("Campus CA file"), required: false, file: true) {
-        case .value(let given): caFile = given
-        case .refused(let problem): return fileRefused(problem)
-        case .none: break
+        // A plain-http portal has no certificate to check.
+        if !portal || !server.lowercased().hasPrefix("http://") || parsed.values["ca-file"] != nil {
+            switch answer("ca-file", localize("Campus CA file"), required: false, file: true) {
+            case .value(let given): caFile = given
+            case .refused(let problem): return fileRefused(problem)
+            case .none: break
+            }
         }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         // The system service cannot read a home: copies of its files are staged (as root, following no link,
@@ -196,7 +243,10 @@ enum SetupCommand {
             certificate = certificate.map { offerCopy($0, into: folder) }
             key = key.map { offerCopy($0, into: folder) }
         }
-        guard user != nil || certificate != nil else { return usageError("setup", localize("a certificate (--certificate) or a user (--user) is needed")) }
+        guard user != nil || certificate != nil && !portal else {
+            return usageError("setup", portal ? localize("a Srun portal logs in with a user: --user ID (and its password)")
+                : localize("a certificate (--certificate) or a user (--user) is needed"))
+        }
         var password: String?
         if let user {
             if parsed.has("password-stdin") {
@@ -239,7 +289,7 @@ enum SetupCommand {
             return Self.configurationText(
                 path, current: current, server: server, caFile: final(caFile), pin: parsed.values["pinned-key"],
                 interface: parsed.values["interface"], certificate: final(certificate), key: final(key),
-                bundle: bundle, user: user, passwordFile: passwordFile, relay: relay)
+                bundle: bundle, user: user, passwordFile: passwordFile, relay: relay, protocol: chosen, srun: srun)
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
@@ -391,6 +441,11 @@ enum SetupCommand {
         answers["pinned-key"] = configuration.pinnedKey
         answers["interface"] = configuration.interface
         answers["user"] = configuration.user
+        answers["protocol"] = configuration.serverProtocol.rawValue
+        if configuration.serverProtocol == .srun {
+            answers["ac-id"] = configuration.srun.acID.map(String.init) ?? "auto"
+            answers["domain"] = configuration.srun.domain.isEmpty ? nil : configuration.srun.domain
+        }
         // Not a question's default: whether alerts are forwarded already (setup --system asks for a target only if not).
         answers["relay"] = configuration.forwardTargets.first?.displayName
         return answers
@@ -402,7 +457,8 @@ enum SetupCommand {
     /// equal to the current one is left as written (`~/…` stays `~/…`).
     private static func configurationText(
         _ path: String, current: [String: String], server: String, caFile: String?, pin: String?, interface: String?,
-        certificate: String?, key: String?, bundle: Bool, user: String?, passwordFile: String? = nil, relay: [(String, String)]
+        certificate: String?, key: String?, bundle: Bool, user: String?, passwordFile: String? = nil, relay: [(String, String)],
+        protocol chosen: ServerProtocol, srun: SetupPortal.SrunAnswers?
     ) -> String {
         let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
         var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; see ccrelay(1).\n" : existing)
@@ -410,6 +466,7 @@ enum SetupCommand {
             guard let value, value != current[name] else { return }
             editor.set(group, name, to: value)
         }
+        SetupPortal.write(chosen, srun, into: &editor)
         update("server", "url", server)
         update("server", "ca-file", caFile)
         update("server", "pinned-key", pin)

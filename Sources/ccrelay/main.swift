@@ -8,4 +8,6 @@ import Glibc
 // reading its input) is an EPIPE error to handle, never a silent death.
 signal(SIGPIPE, SIG_IGN)
 Localization.setUp()
-exit(await CLI.run(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+if let status = CLI.runBeforeTasks(arguments) { exit(status) }
+exit(await CLI.run(arguments))

@@ -36,6 +36,30 @@ import Testing
         #expect(!TrayModel.look(failing, localize: .english).tooltipBody.contains("No outside access"), "only said while online")
     }
 
+    /// issue 32: a Srun portal says how many devices the account has online; the tooltip says it while online.
+    @Test func theTooltipSaysTheDevicesOnTheAccount() {
+        var two = facts(.online, unread: 1)
+        two.remaining = nil
+        two.devices = 2
+        #expect(TrayModel.look(two, localize: .english).tooltipBody == "Online (10.1.2.3)\n2 devices on the account\n1 unread alert")
+        var one = facts(.online)
+        one.devices = 1
+        #expect(TrayModel.look(one, localize: .english).tooltipBody.contains("\n1 device on the account"), "one device, not one devices")
+        #expect(!TrayModel.look(facts(.online), localize: .english).tooltipBody.contains("on the account"), "nothing said, nothing shown")
+        var out = facts(.loggedOut)
+        out.devices = 2
+        #expect(!TrayModel.look(out, localize: .english).tooltipBody.contains("on the account"), "the last count is stale once logged out")
+        // From the daemon's snapshot: the account's count, and no deadline for a portal that keeps none.
+        var snapshot = DaemonSnapshot(state: .online, badge: BadgeState(count: 0, urgent: false), deadline: Instant(sinceBoot: .seconds(90_000)), ip: "10.1.2.3",
+                                      account: AccountFacts(devices: 3))
+        snapshot.serverProtocol = .srun
+        let fromSnapshot = snapshot.trayFacts(at: Instant(sinceBoot: .seconds(100)))
+        #expect(fromSnapshot.devices == 3 && fromSnapshot.remaining == nil, "\(fromSnapshot)")
+        #expect(TrayModel.look(fromSnapshot, localize: .english).tooltipBody == "Online (10.1.2.3)\n3 devices on the account")
+        snapshot.serverProtocol = .cc1
+        #expect(snapshot.trayFacts(at: Instant(sinceBoot: .seconds(100))).remaining == 89_900, "CC/1 keeps its deadline")
+    }
+
     @Test func anUnreadCriticalAlertNeedsAttentionInAnyState() {
         #expect(TrayModel.look(facts(.online, unread: 1, urgent: true), localize: .english).status == "NeedsAttention")
         #expect(TrayModel.look(facts(.loggedOut, unread: 2, urgent: true), localize: .english).status == "NeedsAttention")

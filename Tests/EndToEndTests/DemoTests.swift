@@ -26,16 +26,47 @@ import Testing
             "$ ccrelay badge → 3 unread alerts", "$ ccrelay badge clear → Cleared the badge: 3 alerts acknowledged.",
             "$ ccrelay status → logged-out, badge 0", "== done",
         ]
+        Self.expectInOrder(expected, in: transcript)
+        let directory = try #require(transcript.firstMatch(of: /working in (\S+)/)?.1)
+        #expect(!FileManager.default.fileExists(atPath: String(directory)), "the temporary directory is removed")
+    }
+
+    /// Records an issue unless every line of `expected` is in `transcript`, in that order.
+    static func expectInOrder(_ expected: [String], in transcript: String) {
         var rest = Substring(transcript)
         for line in expected {
             guard let found = rest.range(of: line) else {
                 Issue.record("missing, or out of order: '\(line)'\n\(transcript)")
-                break
+                return
             }
             rest = rest[found.upperBound...]
         }
+    }
+
+    /// issue 32: `ccrelay demo --srun` — the Srun portal's scene: the login,
+    /// the portal ends the session (won back), the password refused (no loop).
+    @Test func theSrunSceneRunsEveryStepAndEndsAsNarrated() throws {
+        let result = try run(Self.script, ["--srun"], environment: Self.environment)
+        let transcript = result.standardOutput
+        #expect(result.status == 0, "\(transcript)\n\(result.standardError)")
+        let expected = [
+            "== 1. Starting the campus Srun (深澜) portal simulator", "== 2. Starting the ccrelay daemon: it finds the portal's ac_id",
+            "$ ccrelay status → online, 1 device on the account, badge 0",
+            "== 3. The portal ends the session without a word", "│ Logged out of the campus network",
+            "$ ccrelay status → online, 1 device on the account, badge 1",
+            "== 4. The password changed at the campus: the portal answers E2553",
+            "$ ccrelay status → logged-out, last error bad-credentials, badge 3", "the portal was sent 3 logins in all",
+            "$ ccrelay badge → 3 unread alerts", "$ ccrelay status → logged-out, last error bad-credentials, badge 0", "== done",
+        ]
+        Self.expectInOrder(expected, in: transcript)
+        // The refusal's bubble carries the portal's own words (the sink prints it as it comes).
+        let refused = transcript.components(separatedBy: "== 4.").last ?? ""
+        #expect(refused.contains("│ Campus login refused") && refused.contains("E2553: Password is error."), "\(transcript)")
+        #expect(!transcript.contains("s3cret"), "the password never shows")
         let directory = try #require(transcript.firstMatch(of: /working in (\S+)/)?.1)
         #expect(!FileManager.default.fileExists(atPath: String(directory)), "the temporary directory is removed")
+        let unknown = try run(Self.script, ["--cc2"], environment: Self.environment)
+        #expect(unknown.status == 2 && unknown.standardError.contains("unknown argument"), "\(unknown.standardError)")
     }
 
     @Test func ctrlCStopsEverythingAndLeavesNothingRunning() async throws {

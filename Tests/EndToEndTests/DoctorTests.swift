@@ -34,6 +34,7 @@ import Testing
         #expect(texts("server").contains { $0.hasPrefix("IPv4 127.0.x.x: name, TCP and TLS ok") }, "\(texts("server"))")
         #expect(texts("timeline").contains { $0.contains("logging-in → online") }, "\(texts("timeline"))")
         #expect(texts("outside").first?.contains("[probe] mode = off") == true, "\(report)")
+        #expect(verdict("portal") == "ok" && texts("portal") == ["CC/1: the CC server answers; no URL asked ([probe] mode = off)"], "\(report)")
         #expect(texts("journal").first?.contains("schema 5") == true, "\(report)")
         let sessions = try rig.sim.sessions()
         #expect(sessions.count == 1, "the doctor never logs in: \(sessions.count) sessions")
@@ -128,6 +129,7 @@ import Testing
         let out = result.standardOutput
         #expect(out.contains("ok   server") && out.contains("name, TCP and TLS ok"), "\(out)")
         #expect(out.contains("ok   outside") && out.contains("IPv4 ok"), "the probe answered: \(out)")
+        #expect(out.contains("ok   portal        CC/1: the CC server answers; http://127.0.x.x:"), "nothing in the way of the probe's URL: \(out)")
         #expect(!out.contains("not finished"), "\(out)")
     }
 
@@ -145,6 +147,7 @@ import Testing
         let out = result.standardOutput
         #expect(out.contains("server") && out.contains("no connection"), "\(out)")
         #expect(out.contains("outside") && (out.contains("timeout") || out.contains("not finished")), "\(out)")
+        #expect(out.contains("warn portal        unknown: ") || out.contains("warn portal        not finished"), "\(out)")
         #expect(result.status == 1, "a refused server is a fail: \(out)")
     }
 

@@ -13,6 +13,29 @@ import Testing
         }
     }
 
+    /// Issue 33.7: `ccrelay daemon` becomes the daemon before it starts any
+    /// thread. A Swift task's first hop starts libdispatch's workers, whose
+    /// raised priority the system unit's sandbox refuses: three "Failed to
+    /// set thread priority" lines in its journal at every start. strace sees
+    /// every thread the CLI makes before its exec.
+    @Test(arguments: [["daemon"], ["--system", "daemon"], ["--system=lab", "daemon"]])
+    func theCommandBecomesTheDaemonBeforeAnyThread(_ command: [String]) throws {
+        let trace = FileManager.default.temporaryDirectory.appendingPathComponent("ccrelay-trace-\(UUID().uuidString)").path
+        defer { unlink(trace) }
+        let ccrelay = buildProductsDirectory.appendingPathComponent("ccrelay").path
+        let missing = trace + ".absent.conf"
+        // No bus to be had: the daemon prints its problems and exits (with a bus it would wait, unconfigured).
+        let result = try run("/usr/bin/timeout", ["60", "/usr/bin/strace", "-f", "-qq", "-e", "trace=clone,clone3,execve", "-o", trace, ccrelay]
+                                 + command + ["--config", missing],
+                             environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=\(trace).no-bus", "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(trace).no-bus"])
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains(missing), "the daemon reports the missing file: \(result.standardError)")
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        let exec = try #require(lines.firstIndex { $0.contains("execve(") && $0.contains("ccrelay-daemon") }, "\(lines)")
+        let threads = lines[..<exec].filter { $0.contains("clone") && $0.contains("CLONE_THREAD") }
+        #expect(threads.isEmpty, "threads started before the exec: \(threads)")
+    }
+
     @Test func twentyRestartsForAChangedConfigurationLeakNoDescriptorAndNoConnection() async throws {
         let rig = try await DaemonRig(simulator: ["--interval", "1", "--timeout", "8"])
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")

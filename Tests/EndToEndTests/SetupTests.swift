@@ -206,7 +206,7 @@ import Testing
             ("readable only by you? [Y/n]", "y"),
             ("readable only by you? [Y/n]", ""),
         ]
-        let result = try setup([driver] + steps.flatMap { ["--step", "\($0.0)=>\($0.1)"] } + ["--", DaemonRig.ccrelay, "setup", "--no-autostart"],
+        let result = try setup([driver] + steps.flatMap { ["--step", "\($0.0)=>\($0.1)"] } + ["--", DaemonRig.ccrelay, "setup", "--protocol", "cc1", "--no-autostart"],
                                extraEnvironment: ["HOME": home], asIs: true)
         #expect(result.status == 0, "\(result.standardOutput)\n\(result.standardError)")
         #expect(result.standardOutput.contains("~/Downloads/studnet.pem: No such file or directory; type the path again"),

@@ -58,6 +58,10 @@ def main():
     deadline = time.monotonic() + 60
     while read(deadline) and time.monotonic() < deadline:
         pass
+    if time.monotonic() >= deadline:
+        # A command still waiting (for input that never comes) fails the test instead of hanging it.
+        transcript += b"\npty_drive: the command did not end within 60 s\n"
+        os.kill(pid, 9)
     _, status = os.waitpid(pid, 0)
     sys.stdout.write(transcript.decode("utf-8", "replace"))
     sys.exit(os.waitstatus_to_exitcode(status))

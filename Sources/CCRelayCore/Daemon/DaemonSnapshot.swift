@@ -65,11 +65,13 @@ public struct DaemonSnapshot: Sendable, Hashable {
 
     /// The tray's facts at `now`.
     public func trayFacts(at now: Instant) -> TrayFacts {
+        // A Srun portal keeps no deadline (the session's is how long it may go unchecked): none is shown.
         var facts = TrayFacts(
-            state: state, ip: ip, remaining: remaining(at: now), problem: problem?.sentence ?? "", unread: badge.count,
-            urgent: badge.urgent, recent: recent)
+            state: state, ip: ip, remaining: serverProtocol == .srun ? nil : remaining(at: now), problem: problem?.sentence ?? "",
+            unread: badge.count, urgent: badge.urgent, recent: recent)
         // The way out: either family will do.
         facts.outside = [outside, outside6].contains(.ok) ? .ok : [outside, outside6].contains(.portal) ? .portal : outside
+        facts.devices = account?.devices
         return facts
     }
 

@@ -16,6 +16,8 @@ public struct TrayFacts: Sendable, Hashable {
     public var recent: [RecentAlert]
     /// Whether traffic gets out (IPv4 or IPv6; `off` when not checked).
     public var outside: OutsideVerdict = .off
+    /// The sessions on the account, this one included, when the portal says (a Srun portal's `online_device_total`).
+    public var devices: Int?
 
     public init(state: DaemonState, ip: String, remaining: Int64?, problem: String, unread: Int, urgent: Bool, recent: [RecentAlert]) {
         self.state = state
@@ -105,6 +107,9 @@ public enum TrayModel {
         var lines = [stateLine(facts, localize: localize)]
         if let remaining = facts.remaining, facts.state == .online || facts.state == .failing {
             lines.append(TextTemplate.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
+        }
+        if let devices = facts.devices, facts.state == .online {
+            lines.append(localize.plural("%s device on the account", "%s devices on the account", count: devices))
         }
         if !facts.problem.isEmpty && facts.state != .online { lines.append(facts.problem) }
         // Online is the server's word: whether traffic gets out is said apart.
