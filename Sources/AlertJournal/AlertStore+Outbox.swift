@@ -2,23 +2,6 @@ import CCRelayCore
 import CoreVocabulary
 import Forwarding
 
-/// One alert waiting for a relay target (or delivered to it).
-public struct OutboxItem: Sendable, Hashable {
-    public var alertID: Int64
-    /// `ForwardTarget.name`.
-    public var target: String
-    /// The idempotency key, the same for every target and attempt, kept across restarts.
-    public var key: String
-    /// Attempts begun before this one (one begun before a `kill -9` counts).
-    public var attempts: Int
-    public var queuedAt: Double
-    public var kind: AlertKind
-    public var title: String
-    public var body: String
-    public var urgency: Urgency
-    public var postedAt: Double
-}
-
 /// How a relay target is doing, for `ccrelay status`.
 public struct OutboxSummary: Sendable, Hashable {
     public var target: String

@@ -120,16 +120,15 @@ public final class Daemon {
         journalKeeper = JournalKeeper(path: storePath, log: log, now: { [loop] in Instant(sinceBoot: loop.now) }, wallClock: { [loop] in loop.wallClock })
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
-            localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
+            localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop,
+            host: DaemonProcess.deviceName)
         device = DaemonProcess.deviceName
         quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
         if let configuration = reading.usable, !configuration.forwardTargets.isEmpty {
             forwarder = AlertForwarder(
-                targets: configuration.forwardTargets, selection: configuration.forwardSelection, quiet: configuration.quiet, loop: loop, host: device,
-                store: { [journalKeeper] in journalKeeper.usable() },
-                storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, log: log,
-                transport: forwardTransport)
+                targets: configuration.forwardTargets, loop: loop, store: { [journalKeeper] in journalKeeper.usable() },
+                storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, transport: forwardTransport)
         }
     }
 
@@ -161,8 +160,7 @@ public final class Daemon {
         desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
         if forwarder != nil { wallClockWatch = WallClockWatch(loop: loop) { [weak self] in self?.wallClockChanged() } }
         startPeriodicWork()
-        forwarder?.onRefusal = { [weak self] subject in self?.handle(.forwardingRefused(subject)) }
-        forwarder?.onQueuesChanged = { [weak self] in self?.forwardingChanged() }
+        forwarder?.report = { [weak self] event in self?.handle(.forward(event)) }
         // Alerts a previous run could not deliver; what waited for a target since removed is said and dropped.
         if let store, let configuration = core.configuration {
             do {
@@ -171,7 +169,7 @@ public final class Daemon {
                 journalKeeper.failed(error, doing: "tidy the outbox")
             }
         }
-        forwarder?.kick()
+        if forwarder != nil { handle(.forward(.queued)) }
         let journal = (try? store?.alerts(limit: 500)) ?? []
         let badge = (try? store?.badge()) ?? BadgeState(count: 0, urgent: false)
         handle(.started(DaemonStart(
@@ -242,15 +240,21 @@ public final class Daemon {
 
     /// The badge and the newest alerts after a change (and the forwarding queues, which the same transaction filled).
     private func readJournal() {
-        if let summaries = forwarder?.summaries() { handle(.forwarding(summaries)) }
+        if let summaries = summaries() { handle(.forwarding(summaries)) }
         let badge = (try? store?.badge()) ?? snapshot.badge
         let recent = (try? store?.alerts(limit: TrayModel.recentLimit)).map(Self.recent) ?? snapshot.recent
         handle(.journalRead(badge: badge, recent: recent))
     }
 
     private func forwardingChanged() {
-        guard let summaries = forwarder?.summaries() else { return }
+        guard let summaries = summaries() else { return }
         handle(.forwarding(summaries))
+    }
+
+    /// The forwarding queues as the status shows them (nil without targets).
+    private func summaries() -> [ForwardingSummary]? {
+        guard let forwarder, let lanes = core.forwarder else { return nil }
+        return forwarder.summaries(lanes)
     }
 
     private static func recent(_ entries: [JournalEntry]) -> [TrayFacts.RecentAlert] {
@@ -278,7 +282,7 @@ public final class Daemon {
     /// free; the forwarding targets decide again now.
     func wallClockChanged() {
         log("the wall clock was set; alerts held for a time are looked at again")
-        forwarder?.kick()
+        handle(.forward(.wallClockSet))
     }
 
     /// The session bus came back: a portal location source used the old connection.
@@ -387,7 +391,8 @@ public final class Daemon {
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)
         case .releaseSleepLock: systemWatch?.releaseSleepLock()
-        case .flushForwarding: forwarder?.flush()
+        case .forward(.queuesChanged): forwardingChanged()
+        case .forward(let lanes): forwarder?.carryOut(lanes, window: { [core] in core.forwarder?.sentWindow($0) ?? 0 })
         case .checkOutside:
             guard let outsideProbe else { return }
             outsideProbe.check { [weak self] report in self?.handle(.outsideChecked(report)) }
@@ -431,8 +436,8 @@ public final class Daemon {
     /// the next time the store can be written.
     private func journal(_ alerts: [(Alert, notice: String?)]) {
         journalChanged = true
-        if journalKeeper.record(alerts, forwardTo: { [forwarder] in forwarder?.destinations(for: $0) ?? [] }) {
-            forwarder?.kick()
+        if journalKeeper.record(alerts, forwardTo: { [core] in core.forwarder?.destinations(for: $0) ?? [] }), forwarder != nil {
+            handle(.forward(.queued))
         }
     }
 

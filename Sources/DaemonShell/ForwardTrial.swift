@@ -54,9 +54,9 @@ public enum ForwardTrial {
         // A mail's status is the SMTP reply code (a 4xx there means: try later).
         case .delivered: "\(name): delivered (\(target.mail == nil ? "HTTP" : "SMTP") \(answer.status))\(said)"
         // The target refuses everything (a wrong key, token or login): fix the URL.
-        case .targetRefused(let why): "\(name): refused: \(why)"
+        case .refused(let why): "\(name): refused: \(why)"
         // This message alone (too long, …): others would go.
-        case .messageRefused(let why): "\(name): refused this message: \(why)"
+        case .refusedForGood(let why): "\(name): refused this message: \(why)"
         case .retry(let why) where answer.status == 0: "\(name): unreachable: \(why)"
         case .retry(let why): "\(name): not delivered: \(why) (the daemon would try again)"
         }

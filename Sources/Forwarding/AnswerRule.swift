@@ -62,15 +62,15 @@ public enum AnswerRule: Sendable, Hashable {
             let sentence = Self.sentence(table.service, status: status, code: code.map { "\(field) \($0)" }, said: said, body: body)
             guard let code else { return delivered ? .retry(sentence) : Self.byStatus(status, sentence) }
             if table.targetCodes.contains(code) || table.targetWords.contains(where: { said?.lowercased().contains($0) == true }) {
-                return .targetRefused(sentence)
+                return .refused(sentence)
             }
             if table.retryCodes.contains(code) || status == 429 || status >= 500 { return .retry(sentence) }
-            return [401, 403, 404].contains(status) ? .targetRefused(sentence) : .messageRefused(sentence)
+            return [401, 403, 404].contains(status) ? .refused(sentence) : .refusedForGood(sentence)
         case .smtp:
             if delivered { return .delivered }
             let sentence = "E-mail: " + (body.isEmpty ? "no answer" : body) + (status > 0 ? " (SMTP \(status))" : "")
             guard status >= 500 else { return .retry(sentence) }
-            return afterData ? .messageRefused(sentence) : .targetRefused(sentence)
+            return afterData ? .refusedForGood(sentence) : .refused(sentence)
         case .okFlag(let service, let targetWords):
             let members = JSONScan.members(body)
             if delivered && members?["ok"] == .bool(true) { return .delivered }
@@ -80,8 +80,8 @@ public enum AnswerRule: Sendable, Hashable {
             guard members?["ok"] == .bool(false) else { return delivered ? .retry(sentence) : Self.byStatus(status, sentence) }
             // A 400 names the chat or the bot when they are the trouble; else it is this message (too long, …).
             let lower = (said ?? "").lowercased()
-            if status == 400, targetWords.contains(where: { lower.contains($0) }) { return .targetRefused(sentence) }
-            return status == 400 ? .messageRefused(sentence) : Self.byStatus(status, sentence)
+            if status == 400, targetWords.contains(where: { lower.contains($0) }) { return .refused(sentence) }
+            return status == 400 ? .refusedForGood(sentence) : Self.byStatus(status, sentence)
         }
     }
 
@@ -89,8 +89,8 @@ public enum AnswerRule: Sendable, Hashable {
     /// about this message; 408, 425, 429, a 5xx and no answer ask to wait;
     /// any other 4xx refuses the target (a wrong URL or token).
     public static func byStatus(_ status: Int, _ sentence: String) -> ForwardVerdict {
-        if [413, 414, 415, 422].contains(status) { return .messageRefused(sentence) }
-        if (400..<500).contains(status) && ![408, 425, 429].contains(status) { return .targetRefused(sentence) }
+        if [413, 414, 415, 422].contains(status) { return .refusedForGood(sentence) }
+        if (400..<500).contains(status) && ![408, 425, 429].contains(status) { return .refused(sentence) }
         return .retry(sentence)
     }
 

@@ -8,16 +8,16 @@ public enum ForwardVerdict: Sendable, Hashable {
     case retry(String)
     /// The target refuses every message (a wrong URL, key, token, chat, login
     /// or recipient): the queue waits, and the user is told what to fix.
-    case targetRefused(String)
+    case refused(String)
     /// This message alone cannot go (too long, a form the service cannot
     /// take, a mail refused at its end): it is given up, the next one goes.
-    case messageRefused(String)
+    case refusedForGood(String)
 
     /// Why it was not delivered; nil when it was.
     public var failure: String? {
         switch self {
         case .delivered: nil
-        case .retry(let why), .targetRefused(let why), .messageRefused(let why): why
+        case .retry(let why), .refused(let why), .refusedForGood(let why): why
         }
     }
 }

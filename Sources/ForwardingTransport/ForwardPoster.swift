@@ -158,8 +158,8 @@ public final class ForwardPoster: ForwardTransport {
         return switch verdict {
         case .delivered: .delivered
         case .retry(let why): .retry(clean(why))
-        case .targetRefused(let why): .targetRefused(clean(why))
-        case .messageRefused(let why): .messageRefused(clean(why))
+        case .refused(let why): .refused(clean(why))
+        case .refusedForGood(let why): .refusedForGood(clean(why))
         }
     }
 

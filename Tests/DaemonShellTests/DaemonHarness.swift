@@ -171,7 +171,7 @@ final class ScriptedRelay {
         /// judged as `ForwardPoster` judges it — a refusal in the service's own words (`refusedByService`) refuses the target.
         func answer(failure: String? = nil, status: Int = 0, refusedByService: Bool = false) {
             let verdict: ForwardVerdict =
-                if let failure { refusedByService ? .targetRefused(failure) : AnswerRule.byStatus(status, failure) } else { .delivered }
+                if let failure { refusedByService ? .refused(failure) : AnswerRule.byStatus(status, failure) } else { .delivered }
             answer(verdict, status: failure == nil ? 200 : status)
         }
 

@@ -11,7 +11,8 @@ import ForwardingTransport
 
 /// Forwarding in the daemon shell: what goes into the outbox, when each
 /// target is tried, back-off and the flush when the campus session returns,
-/// late marks, and a target that never answers holding nothing else up.
+/// late marks, and a target that never answers holding nothing else up —
+/// carried out; the lanes' rules themselves are ForwarderTests' (Forwarding).
 @Suite(.desktopBudget) struct ForwardingShellTests {
     static let relayConfig = """
         [relay]
@@ -211,15 +212,6 @@ import ForwardingTransport
         #expect(try rig.store().alerts(limit: 5).contains { $0.kind == .forwardRefused })
     }
 
-    @Test func onlyARefusalRaisesTheAlertNotATargetThatIsDownOrBusy() throws {
-        let rig = try kicked()
-        rig.relay["ntfy"].answer(failure: "Failed to connect")
-        rig.relay["gotify"].answer(failure: "HTTP 429", status: 429)
-        rig.loop.advance(by: .seconds(5))
-        rig.relay["ntfy"].answer(failure: "HTTP 503", status: 503)
-        #expect(!rig.desktop.posted.contains { $0.kind == .forwardRefused })
-    }
-
     /// The daemon started again on the harness's journal with another `[relay]` group.
     func restarted(_ rig: DaemonHarness, relay config: String) -> (Daemon, ScriptedRelay, [String]) {
         let configuration = ConfigurationParser.parse(
@@ -265,20 +257,6 @@ import ForwardingTransport
         #expect(relay["ntfy"].requests.isEmpty)
         #expect(try rig.store().alerts(limit: 5).first { $0.kind == .loggedOut }?.forwardWaiting == 0)
         withExtendedLifetime(daemon) {}
-    }
-
-    /// issue 20: one alert a target refused for good (413) blocked every later one.
-    @Test func anAlertATargetRefusesForGoodDoesNotHoldUpTheNext() throws {
-        let rig = try kicked()
-        rig.daemon.handle(.certificateInspected(secondsUntilExpiry: 3 * 86_400))
-        let ntfy = rig.relay["ntfy"]
-        ntfy.answer(failure: "HTTP 413: payload too large", status: 413)
-        #expect(ntfy.requests.count == 2, "the next alert goes at once, without back-off")
-        #expect(rig.desktop.posted.filter { $0.kind == .forwardRefused }.count == 1, "the user is told")
-        #expect(rig.logged.contains { $0.contains("refused an alert (HTTP 413: payload too large); it is not sent there again") })
-        ntfy.answer()
-        #expect(ntfy.requests.count == 2, "the refused one is not sent again")
-        #expect(rig.daemon.status().relays.first?.queued == 0)
     }
 
     /// issue 20: alerts raised while the journal could not be written were

@@ -101,14 +101,14 @@ import Testing
         let serverchan = AnswerRule.code(AnswerCodes(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"]))
         #expect(serverchan.judge(status: 200, body: #"{"code":0,"message":"","data":{"pushid":"1"}}"#) == .delivered)
         let quota = serverchan.judge(status: 200, body: #"{"code":40001,"message":"\u4eca\u65e5\u514d\u8d39\u989d\u5ea6\u5df2\u7528\u5b8c","data":null}"#)
-        #expect(quota == .messageRefused("ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)"), "a code the rule does not list: this message")
+        #expect(quota == .refusedForGood("ServerChan: 今日免费额度已用完 (code 40001, HTTP 200)"), "a code the rule does not list: this message")
         #expect(serverchan.judge(status: 502, body: "<html>bad gateway</html>") == .retry("ServerChan: HTTP 502: <html>bad gateway</html>"))
         let feishu = AnswerRule.code(AnswerCodes(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"]))
         #expect(feishu.judge(status: 200, body: #"{"StatusCode":0,"StatusMessage":"success"}"#) == .delivered, "older hooks")
         let telegram = AnswerRule.okFlag(service: "Telegram", targetWords: Telegram.targetWords)
         #expect(telegram.judge(status: 200, body: #"{"ok":true,"result":{"text":"a \"quoted\" [text]"}}"#) == .delivered)
         #expect(telegram.judge(status: 400, body: #"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#)
-            == .targetRefused("Telegram: Bad Request: chat not found (error 400, HTTP 400)"))
+            == .refused("Telegram: Bad Request: chat not found (error 400, HTTP 400)"))
         #expect(AnswerRule.status.judge(status: 204, body: "") == .delivered)
         #expect(JSONScan.members(#"{"a":"\ud83d\ude00","b":[1,{"c":"}"}],"d":-1.5e3,"e":false}"#)
             == ["a": .string("😀"), "d": .number("-1.5e3"), "e": .bool(false)])
@@ -149,9 +149,9 @@ import Testing
         #expect(lines.allSatisfy { $0.utf8.count <= 78 } && !request.body.contains("\n\n"), "CRLF lines under 78")
         #expect(MailMessage.encodedWords(String(repeating: "断", count: 20)).components(separatedBy: "\r\n ").count == 2, "45 bytes a word")
         #expect(MailMessage.date(0) == "Thu, 01 Jan 1970 00:00:00 +0000" && MailMessage.date(951_782_400) == "Tue, 29 Feb 2000 00:00:00 +0000")
-        #expect(AnswerRule.smtp.judge(status: 535, body: "Login denied") == .targetRefused("E-mail: Login denied (SMTP 535)"))
+        #expect(AnswerRule.smtp.judge(status: 535, body: "Login denied") == .refused("E-mail: Login denied (SMTP 535)"))
         #expect(AnswerRule.smtp.judge(status: 451, body: "try later") == .retry("E-mail: try later (SMTP 451)"), "4xx: try again")
-        #expect(AnswerRule.smtp.judge(status: 554, body: "5.7.1 rejected", afterData: true) == .messageRefused("E-mail: 5.7.1 rejected (SMTP 554)"),
+        #expect(AnswerRule.smtp.judge(status: 554, body: "5.7.1 rejected", afterData: true) == .refusedForGood("E-mail: 5.7.1 rejected (SMTP 554)"),
                 "a 5xx to the message's end: this message alone (issue 31.6)")
     }
 }

@@ -1,4 +1,5 @@
 import CoreVocabulary
+import Forwarding
 
 /// The daemon's rules, pure: give it an event and the instant; it answers
 /// with effects for the shell (`Daemon`) to carry out. It composes the two
@@ -18,6 +19,8 @@ public struct DaemonCore: Sendable {
     private let commands: UserCommands
     public private(set) var session: Session
     private var location: LocationTracker<LocationFix>
+    /// The forwarding lanes (`[relay]`); nil when no target is configured.
+    public private(set) var forwarder: Forwarder?
     /// Whether traffic gets out, apart from the session (`[probe]`).
     private var outside: OutsideAccess
 
@@ -67,9 +70,9 @@ public struct DaemonCore: Sendable {
     private var unreadBodies: [AlertKind: Set<String>] = [:]
 
     /// A daemon for the configuration file at `path` as `reading` found it;
-    /// `noticesSeen`: the ids of campus notices shown ever.
+    /// `noticesSeen`: the ids of campus notices shown ever; `host`: the machine's name forwarded alerts carry.
     public init(reading: ConfigurationReading, path: String, noticesSeen: Set<String> = [], localizer: Localizer,
-                commands: UserCommands = .desktop) {
+                commands: UserCommands = .desktop, host: String = "") {
         self.commands = commands
         configuration = reading.usable
         configurationPath = path
@@ -93,6 +96,10 @@ public struct DaemonCore: Sendable {
         // Location reports are CC/1's: nothing in the Srun path asks for one.
         location = LocationTracker(mode: configuration.serverProtocol == .srun ? .off : configuration.locationMode)
         outside = OutsideAccess(enabled: reading.usable?.probeEnabled ?? false)
+        if let usable = reading.usable, !usable.forwardTargets.isEmpty {
+            forwarder = Forwarder(
+                targets: usable.forwardTargets, selection: usable.forwardSelection, quiet: usable.quiet, host: host, localizer: localizer)
+        }
         watched = [path] + reading.credentialFiles
     }
 
@@ -189,8 +196,7 @@ public struct DaemonCore: Sendable {
             acknowledged(acknowledgement, count: count, nothingUnread: nothingUnread, &effects)
         case .bubble(let bubble): bubbleEvent(bubble, now, &effects)
         case .forwarding(let summaries): forwarding = summaries
-        case .forwardingRefused(let subject?): post([subject], now, &effects)
-        case .forwardingRefused(nil): effects.append(.close(.forwardRefused))
+        case .forward(let event): forward(event, now, &effects)
         case .user(let request): user(request, now, &effects)
         case .desktopSessionClosed: effects += [.log("the desktop session closed; stopping with it"), .end]
         case .sessionBusGone(let away, let keeper):
@@ -410,13 +416,26 @@ public struct DaemonCore: Sendable {
         effects.append(.log("the server sent \(droppedNotices) malformed (or too many) notices; dropped them, the rest of the reply stands"))
     }
 
+    /// One event for the forwarding lanes; a refusal is the `relay-refused` alert, the rest the shell's to carry out.
+    private mutating func forward(_ event: ForwarderEvent, _ now: Instant, _ effects: inout [DaemonEffect]) {
+        guard let lanes = forwarder?.handle(event) else { return }
+        for effect in lanes {
+            switch effect {
+            case .raiseRefusal(let target, let answer): post([.forwardRefused(target: target, answer: answer)], now, &effects)
+            case .closeRefusal: effects.append(.close(.forwardRefused))
+            case .log(let line): effects.append(.log(line))
+            default: effects.append(.forward(effect))
+            }
+        }
+    }
+
     /// One event for the session, and what follows from it.
     private mutating func session(_ event: SessionEvent, _ now: Instant, _ effects: inout [DaemonEffect]) {
         applySession(session.handle(event, at: now), now, &effects)
         switch event {
         case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged(now, &effects)
         // Outside access may be back: forwarding targets that failed try at once.
-        case .connectivity(online: true), .resumed: effects.append(.flushForwarding)
+        case .connectivity(online: true), .resumed: forward(.flush, now, &effects)
         default: break
         }
     }
@@ -456,7 +475,7 @@ public struct DaemonCore: Sendable {
                 }
                 recordedState = state
                 // The campus session is back: what waited (a logout alert to an internet target) goes out now.
-                if state == .online { effects.append(.flushForwarding) }
+                if state == .online { forward(.flush, now, &effects) }
                 // Each way into `online` (a login, a recovery, a resume, a network change) checks the way out.
                 apply(outside.sessionChanged(online: state == .online, at: now), now, &effects)
             case .readyToSleep: effects.append(.releaseSleepLock)

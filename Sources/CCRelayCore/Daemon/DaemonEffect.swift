@@ -1,4 +1,5 @@
 import CoreVocabulary
+import Forwarding
 
 /// Everything `DaemonCore` asks of the shell, in order. The shell carries
 /// each out through its ports and reports what came of it as a `DaemonEvent`.
@@ -33,8 +34,8 @@ public enum DaemonEffect: Sendable, Hashable {
     case notifySystemd(String)
     /// Nothing more is due before sleeping: release logind's sleep inhibitor.
     case releaseSleepLock
-    /// Forwarding targets that failed try at once (outside access may be back).
-    case flushForwarding
+    /// What the forwarding lanes ask (`Forwarder`): read an outbox, post, arm a lane's timer, mark what came of it.
+    case forward(ForwarderEffect)
     /// Check outside access (IPv4 and IPv6); the shell answers with `.outsideChecked`.
     case checkOutside
     case startLocationSource

@@ -1,4 +1,5 @@
 import CoreVocabulary
+import Forwarding
 
 /// Everything that happens to the daemon, as `DaemonCore` hears it: the
 /// shell reads its ports (the CC/1 client, the journal, the desktop, the
@@ -44,8 +45,8 @@ public enum DaemonEvent: Sendable, Hashable {
     case bubble(BubbleEvent)
     /// The forwarding queues after a change.
     case forwarding([ForwardingSummary])
-    /// A relay target refused the alerts (the `relay-refused` alert), or nil: every target takes them again.
-    case forwardingRefused(AlertSubject?)
+    /// What the forwarding lanes heard (the outbox read, a target's answer, a lane's timer; new alerts queued).
+    case forward(ForwarderEvent)
     case user(UserRequest)
     /// logind says the desktop session closed.
     case desktopSessionClosed
