@@ -31,8 +31,6 @@ public final class Daemon {
     let version: String
     /// The campus login (CC/1 or a Srun portal); nil while not set up.
     private let client: (any CampusClient)?
-    /// `[alerts] quiet`, and whether it holds a logout too (`quiet-critical`).
-    private let quiet: (hours: QuietHours, critical: Bool)?
     /// Checks whether traffic gets out (`[probe]`), when the core asks.
     private let outsideProbe: (any OutsideProbing)?
     /// A system service: no keyring, no desktop session to end with.
@@ -123,7 +121,6 @@ public final class Daemon {
             localizer: Localization.localizer, commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop,
             host: DaemonProcess.deviceName)
         device = DaemonProcess.deviceName
-        quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
         if let configuration = reading.usable, !configuration.forwardTargets.isEmpty {
             forwarder = AlertForwarder(
@@ -219,7 +216,8 @@ public final class Daemon {
         }
         while !mailbox.isEmpty {
             let next = mailbox.removeFirst()
-            for effect in core.handle(next, at: now()) { carryOut(effect) }
+            let wall = loop.wallClock
+            for effect in core.handle(next, at: now(), wall: WallTime(seconds: wall, utcOffset: WallClock.utcOffset(wall))) { carryOut(effect) }
             // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
             switch next {
             case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeeper.hasUnjournaled { journal([]) }
@@ -362,15 +360,7 @@ public final class Daemon {
         case .cancel(let which): timers[which]?.disarm()
         case .record(let items):
             journal(items.map { ($0.alert, $0.notice) })
-        case .show(let alert):
-            // Quiet hours: below critical (or all, with quiet-critical) the alert is journaled and in the tray, not popped up.
-            if let quiet, alert.kind != .status, alert.urgency != .critical || quiet.critical {
-                let now = loop.wallClock
-                if quiet.hours.contains(now, utcOffset: WallClock.utcOffset(now)) {
-                    return log("quiet hours: \(alert.kind.rawValue) is in the journal and the tray, not shown")
-                }
-            }
-            desktop.post(alert)
+        case .show(let alert): desktop.post(alert)
         case .close(let kind): desktop.close(kind)
         case .adopt(let kind, let id): desktop.adopt(kind, shownAs: id)
         case .rememberBubble(let kind, let id): try? store?.setNotificationID(id, forNewest: kind)

@@ -14,6 +14,8 @@ struct CoreRig {
     /// The journal: every alert recorded, and whether it is read.
     var journal: [(alert: Alert, read: Bool)] = []
     var slept: Duration = .zero
+    /// The wall clock given with each event (nil: unknown).
+    var wall: WallTime?
     /// For each event from outside (not the journal's answers): how many
     /// publications it made, and whether the last carried the journal's badge.
     var publicationsPerEvent: [(count: Int, badgeIsTheJournals: Bool)] = []
@@ -41,7 +43,7 @@ struct CoreRig {
     mutating func send(_ event: DaemonEvent) -> [DaemonEffect] {
         depth += 1
         defer { depth -= 1 }
-        let made = core.handle(event, at: now)
+        let made = core.handle(event, at: now, wall: wall)
         effects += made
         var all = made
         var journalChanged = false

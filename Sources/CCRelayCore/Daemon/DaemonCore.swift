@@ -122,8 +122,9 @@ public struct DaemonCore: Sendable {
         return snapshot
     }
 
-    /// Handles one event at `now` and returns what to do, in order.
-    public mutating func handle(_ event: DaemonEvent, at now: Instant) -> [DaemonEffect] {
+    /// Handles one event at `now` (`wall`: the wall clock read with it, nil when
+    /// unknown) and returns what to do, in order.
+    public mutating func handle(_ event: DaemonEvent, at now: Instant, wall: WallTime? = nil) -> [DaemonEffect] {
         var effects: [DaemonEffect] = []
         handling = event
         defer { handling = nil }
@@ -211,6 +212,7 @@ public struct DaemonCore: Sendable {
             }
         case .stop: stop(now, &effects)
         }
+        if let wall, let quiet = configuration?.quiet { keepQuiet(quiet, wall, &effects) }
         return finish(effects, now)
     }
 
@@ -414,6 +416,16 @@ public struct DaemonCore: Sendable {
         guard droppedNotices > 0, !droppedNoticesLogged else { return }
         droppedNoticesLogged = true
         effects.append(.log("the server sent \(droppedNotices) malformed (or too many) notices; dropped them, the rest of the reply stands"))
+    }
+
+    /// Quiet hours, the rule the forwarding lanes follow too (`QuietRule.holds`): a bubble below
+    /// critical (or any, with quiet-critical) is journaled and in the tray, not popped up; the status bubble always is.
+    private func keepQuiet(_ quiet: QuietRule, _ wall: WallTime, _ effects: inout [DaemonEffect]) {
+        effects = effects.map { effect in
+            guard case .show(let alert) = effect, alert.kind != .status, quiet.holds(alert.urgency, at: wall.seconds, utcOffset: wall.utcOffset)
+            else { return effect }
+            return .log("quiet hours: \(alert.kind.rawValue) is in the journal and the tray, not shown")
+        }
     }
 
     /// One event for the forwarding lanes; a refusal is the `relay-refused` alert, the rest the shell's to carry out.
