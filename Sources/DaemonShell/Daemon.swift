@@ -33,8 +33,6 @@ public final class Daemon {
     private let client: (any CampusClient)?
     /// Checks whether traffic gets out (`[probe]`), when the core asks.
     private let outsideProbe: (any OutsideProbing)?
-    /// A system service: no keyring, no desktop session to end with.
-    private let isSystemService: Bool
     private let desktop: any DesktopFace
     private let makeSystemWatch: (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?
     private var systemWatch: (any SystemWatching)?
@@ -54,6 +52,8 @@ public final class Daemon {
     /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
     private let executable = DaemonProcess.executablePath
     private var locationSource: LocationSource?
+    /// What the core was last told of alerts the journal could not take.
+    private var keptOut = false
     /// An effect changed the journal: it is read (once) before the next event.
     private var journalChanged = false
     /// The snapshot the core published last, and how many it has published (the tests count them).
@@ -106,7 +106,6 @@ public final class Daemon {
          forwardTransport: (ForwardTarget) -> any ForwardTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
-        self.isSystemService = isSystemService
         self.loop = loop
         self.configurationPath = configurationPath
         self.version = version
@@ -218,11 +217,6 @@ public final class Daemon {
             let next = mailbox.removeFirst()
             let wall = loop.wallClock
             for effect in core.handle(next, at: now(), wall: WallTime(seconds: wall, utcOffset: WallClock.utcOffset(wall))) { carryOut(effect) }
-            // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
-            switch next {
-            case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeeper.hasUnjournaled { journal([]) }
-            default: break
-            }
             if journalChanged && mailbox.isEmpty {
                 journalChanged = false
                 readJournal()
@@ -336,21 +330,9 @@ public final class Daemon {
 
     private func carryOut(_ effect: DaemonEffect) {
         switch effect {
-        case .sendLogin(let user, let timeout):
+        case .sendLogin(let user, let sources, let timeout):
             guard let user else { return login(user: nil, password: nil, timeout: timeout) }
-            // Password login: a systemd credential or the password file when there is one, else the keyring.
-            if let secret = SecretFile.credential("campus-password") ?? core.configuration?.passwordFile.map({ SecretFile.read($0) }) {
-                switch secret {
-                case .success(let password): login(user: user, password: password, timeout: timeout)
-                case .failure(let problem): handle(.passwordMissing(user: user, place: .file(problem: problem.description)))
-                }
-                return
-            }
-            if isSystemService { return handle(.passwordMissing(user: user, place: .none)) }
-            desktop.password(user: user) { result in
-                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user, place: .keyring)) }
-                self.login(user: user, password: password, timeout: timeout)
-            }
+            passwordLogin(user: user, from: sources[...], timeout: timeout)
         case .sendKeepAlive(let token, let seq, let fix, let timeout):
             client?.check(session: token, seq: seq, location: fix, timeout: timeout) { self.handle(.keepAliveAnswered($0)) }
         case .sendLogout(let token, let timeout):
@@ -414,6 +396,26 @@ public final class Daemon {
         return made
     }
 
+    /// The first of `sources` that is there gives the password; one there but unreadable is said.
+    private func passwordLogin(user: String, from sources: ArraySlice<PasswordSource>, timeout: Duration) {
+        guard let source = sources.first else { return handle(.passwordMissing(user: user, place: .none)) }
+        let secret: Result<String, SecretFileProblem>?
+        switch source {
+        case .credential(let name): secret = SecretFile.credential(name)
+        case .file(let path): secret = SecretFile.read(path)
+        case .keyring:
+            return desktop.password(user: user) { result in
+                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user, place: .keyring)) }
+                self.login(user: user, password: password, timeout: timeout)
+            }
+        }
+        switch secret {
+        case .success(let password): login(user: user, password: password, timeout: timeout)
+        case .failure(let problem): handle(.passwordMissing(user: user, place: .file(problem: problem.description)))
+        case nil: passwordLogin(user: user, from: sources.dropFirst(), timeout: timeout)
+        }
+    }
+
     private func login(user: String?, password: String?, timeout: Duration) {
         guard let client else { return }
         client.login(device: device, user: user, password: password, timeout: timeout) { self.handle(.loginAnswered($0)) }
@@ -428,6 +430,10 @@ public final class Daemon {
         journalChanged = true
         if journalKeeper.record(alerts, forwardTo: { [core] in core.forwarder?.destinations(for: $0) ?? [] }), forwarder != nil {
             handle(.forward(.queued))
+        }
+        if journalKeeper.hasUnjournaled != keptOut {
+            keptOut.toggle()
+            handle(.journalKeptOut(keptOut))
         }
     }
 
@@ -510,14 +516,11 @@ public final class Daemon {
 
     // MARK: The saved session
 
-    /// Which credentials a saved session belongs to.
-    private var account: String { core.configuration.map { $0.user ?? $0.certificate ?? "" } ?? "" }
-
     private func saveSession(_ record: SessionRecord?) {
         guard let store, let configuration = core.configuration else { return }
         let snapshot = record.map {
             SessionSnapshot(
-                server: configuration.serverURL, account: account, token: $0.token, ip: $0.ip, interval: $0.interval,
+                server: configuration.serverURL, account: configuration.sessionAccount, token: $0.token, ip: $0.ip, interval: $0.interval,
                 timeout: $0.timeout, seq: $0.seq,
                 deadline: loop.wallClock + Double($0.remaining.components.seconds) + Double($0.remaining.components.attoseconds) / 1e18)
         }
@@ -539,21 +542,17 @@ public final class Daemon {
             journalKeeper.failed(error, doing: "read the saved session")
             return nil
         }
-        guard let saved, saved.server == configuration.serverURL, saved.account == account else { return nil }
-        let now = loop.wallClock
-        if let problem = saved.problem(now: now) {
-            // Damaged or tampered with: dropped; a fresh login follows quietly.
+        guard let saved else { return nil }
+        switch saved.use(server: configuration.serverURL, account: configuration.sessionAccount, now: loop.wallClock) {
+        case .freshLogin: return nil
+        case .drop(let problem):
             log("the saved session cannot be used (\(problem)); logging in afresh")
             try? store.saveSession(nil)
             return nil
+        case .carryOn(let carried, let secondsLeft):
+            log("carrying on with the session of the previous run (\(secondsLeft) s left)")
+            return carried
         }
-        let remaining = saved.deadline - now
-        guard remaining > 1 else { return nil }
-        log("carrying on with the session of the previous run (\(Int(remaining)) s left)")
-        return CarriedSession(
-            token: saved.token, ip: saved.ip,
-            session: RestoredSession(
-                interval: saved.interval, timeout: saved.timeout, remaining: .milliseconds(Int(remaining * 1000)), seq: saved.seq))
     }
 }
 

@@ -355,7 +355,7 @@ struct CoreRig {
         configuration.user = "student"
         var rig = CoreRig(.usable(configuration))
         rig.start()
-        #expect(rig.effects.contains { if case .sendLogin("student", _) = $0 { true } else { false } })
+        #expect(rig.effects.contains { if case .sendLogin("student", _, _) = $0 { true } else { false } })
         rig.send(.passwordMissing(user: "student", place: .keyring))
         #expect(rig.core.state == .loggedOut)
         #expect(rig.publications.last?.problem?.code == .noPassword)

@@ -50,6 +50,8 @@ public struct DaemonCore: Sendable {
     /// The credential file that changed last.
     private var lastChangedFile = ""
     private var stopping = false
+    /// Alerts a full disk kept out of the journal wait in the shell's memory.
+    private var journalKeptOut = false
     /// The journal changed (alerts recorded or marked read): what users see waits for it to be read.
     private var journalReadOwed = false
     /// The event being handled: the cause of a state change the timeline records.
@@ -211,6 +213,12 @@ public struct DaemonCore: Sendable {
                 ]
             }
         case .stop: stop(now, &effects)
+        case .journalKeptOut(let waiting): journalKeptOut = waiting
+        }
+        // What a full disk kept out of the journal goes in (and out to the targets) after the next exchange: it may have room.
+        switch event {
+        case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeptOut { effects.append(.record([])) }
+        default: break
         }
         if let wall, let quiet = configuration?.quiet { keepQuiet(quiet, wall, &effects) }
         return finish(effects, now)
@@ -459,7 +467,8 @@ public struct DaemonCore: Sendable {
             switch effect {
             case .sendLogin(let timeout):
                 exchangesInFlight += 1
-                effects.append(.sendLogin(user: configuration?.user, timeout: timeout))
+                let sources = configuration.map { PasswordSource.order(for: $0, systemService: commands.systemInstance != nil) } ?? []
+                effects.append(.sendLogin(user: configuration?.user, passwordFrom: sources, timeout: timeout))
             case .sendKeepAlive(let seq, let timeout):
                 guard let token else { continue }
                 exchangesInFlight += 1

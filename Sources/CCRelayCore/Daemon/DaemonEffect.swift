@@ -4,8 +4,8 @@ import Forwarding
 /// Everything `DaemonCore` asks of the shell, in order. The shell carries
 /// each out through its ports and reports what came of it as a `DaemonEvent`.
 public enum DaemonEffect: Sendable, Hashable {
-    /// Log in (a password login first asks the keyring for `user`'s password).
-    case sendLogin(user: String?, timeout: Duration)
+    /// Log in; a password login first looks for `user`'s password in `passwordFrom`, in order (the first there is used).
+    case sendLogin(user: String?, passwordFrom: [PasswordSource], timeout: Duration)
     case sendKeepAlive(token: String, seq: UInt64, fix: LocationFix?, timeout: Duration)
     case sendLogout(token: String, timeout: Duration)
     /// Open a fresh connection for the next request.

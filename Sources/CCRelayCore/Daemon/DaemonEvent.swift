@@ -43,6 +43,8 @@ public enum DaemonEvent: Sendable, Hashable {
     /// it marked read, and the kinds left with nothing unread.
     case acknowledged(Acknowledgement, count: Int, nothingUnread: [AlertKind])
     case bubble(BubbleEvent)
+    /// Whether alerts the journal could not take (a full disk) wait in memory now; said when it changes.
+    case journalKeptOut(Bool)
     /// The forwarding queues after a change.
     case forwarding([ForwardingSummary])
     /// What the forwarding lanes heard (the outbox read, a target's answer, a lane's timer; new alerts queued).
