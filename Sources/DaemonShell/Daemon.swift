@@ -52,6 +52,8 @@ public final class Daemon {
     /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
     private let executable = DaemonProcess.executablePath
     private var locationSource: LocationSource?
+    /// What the last Clear Badge came to (how many it marked read), for `ClearBadge`'s answer.
+    private var lastClear: Result<Int, DBusError>?
     /// What the core was last told of alerts the journal could not take.
     private var keptOut = false
     /// An effect changed the journal: it is read (once) before the next event.
@@ -453,8 +455,13 @@ public final class Daemon {
         case .seenAlert(let id):
             return acknowledged(acknowledgement, "alert \(id)") { store throws(StoreError) in try store.acknowledge(id: id) ? 1 : 0 }
         case .all:
-            guard let cleared = try? journalKeeper.acknowledgeAll() else { return }
-            count = cleared
+            do throws(DBusError) {
+                count = try journalKeeper.acknowledgeAll()
+                lastClear = .success(count)
+            } catch {
+                lastClear = .failure(error)
+                return
+            }
         }
         handle(.acknowledged(acknowledgement, count: count, nothingUnread: []))
     }
@@ -562,20 +569,14 @@ extension Daemon: ControlTarget {
     /// What `GetStatus` answers now: the last published snapshot.
     func status() -> DaemonStatus { DaemonStatus(snapshot, version: version, at: now(), wallClock: loop.wallClock) }
 
-    func clearBadge() throws(DBusError) -> UInt32 {
-        let cleared = try journalKeeper.acknowledgeAll()
-        journalChanged = true
-        handle(.acknowledged(.all, count: cleared, nothingUnread: []))
-        return UInt32(clamping: cleared)
-    }
+    func request(_ request: UserRequest) { handle(.user(request)) }
 
-    func requestLogin() { handle(.user(.login)) }
-    func requestLogout() { handle(.user(.logout)) }
-    func showStatus(setupCommand: Bool) { handle(.user(.showStatus(setupCommand: setupCommand))) }
-    func setUp() { handle(.user(.setUp)) }
-    func showTimeline() { handle(.user(.showTimeline)) }
-    func acknowledge(alert id: Int64) { handle(.user(.acknowledge(alertID: id))) }
-    func quit() { handle(.user(.quit)) }
+    func clearBadge() throws(DBusError) -> UInt32 {
+        lastClear = nil
+        handle(.user(.clearBadge))
+        guard let lastClear else { throw DBusError(.failed, "the journal cannot be used") }
+        return UInt32(clamping: try lastClear.get())
+    }
     func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }
     func timeline(since: Double) throws(DBusError) -> [TimelineEntry] { try journalKeeper.timeline(since: since) }
 }

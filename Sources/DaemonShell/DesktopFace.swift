@@ -160,26 +160,20 @@ final class SessionBusFace: DesktopFace {
                 return self.snapshot.trayFacts(at: Instant(sinceBoot: self.loop.now))
             },
             perform: { [weak self] action in self?.perform(action) },
-            activate: { [weak self] in self?.target?.showStatus() }, log: log)
+            activate: { [weak self] in self?.target?.request(.showStatus(setupCommand: false)) }, log: log)
         self.tray = tray
         tray.start()
     }
 
-    private func perform(_ action: TrayAction) {
-        guard let target else { return }
-        switch action {
-        case .none: break
-        case .login: target.requestLogin()
-        case .logout: target.requestLogout()
-        case .clearBadge: _ = try? target.clearBadge()
-        case .acknowledge(let id): target.acknowledge(alert: id)
-        case .setUp: target.setUp()
-        case .showTimeline: target.showTimeline()
-        case .quit:
+    private func perform(_ action: UserRequest?) {
+        guard let target, let action else { return tray?.refresh() ?? () }
+        if action == .quit {
             // After the host's call is answered: stopping closes the connection.
-            let later = loop.makeTimer { [weak self] in self?.target?.quit() }
+            let later = loop.makeTimer { [weak self] in self?.target?.request(.quit) }
             quitTimer = later
             later.arm(after: .zero)
+        } else {
+            target.request(action)
         }
         tray?.refresh()
     }

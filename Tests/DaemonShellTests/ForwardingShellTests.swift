@@ -129,7 +129,7 @@ import ForwardingTransport
         // Now 10 s of back-off; the student logs in again after 2.
         rig.loop.advance(by: .seconds(2))
         let before = rig.relay["ntfy"].requests.count
-        rig.daemon.requestLogin()
+        rig.daemon.request(.login)
         rig.server.answer(ScriptedServer.loggedIn())
         rig.loop.runPending()
         #expect(rig.daemon.status().state == "online")
@@ -141,7 +141,7 @@ import ForwardingTransport
         let rig = try kicked()
         // ntfy takes the request and never answers; gotify answers.
         rig.relay["gotify"].answer()
-        rig.daemon.requestLogin()
+        rig.daemon.request(.login)
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
         for seq in 1...3 {
             rig.loop.advance(by: .seconds(60))
@@ -276,7 +276,7 @@ import ForwardingTransport
         // Space again; the next exchange (the user logs in again) journals what waited, and forwards it.
         try FileManager.default.removeItem(atPath: rig.folder + "/alerts.db")
         rig.loop.advance(by: .seconds(61))
-        rig.daemon.requestLogin()
+        rig.daemon.request(.login)
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
         rig.loop.runPending()
         #expect(rig.relay["ntfy"].requests.count == 1 && rig.relay["gotify"].requests.count == 1, "the logout reached both targets")

@@ -23,15 +23,9 @@ import TestSupport
             badgeClears += 1
             return 7
         }
-        func requestLogin() {}
-        func requestLogout() {}
+        func request(_ request: UserRequest) {}
         func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
         func timeline(since: Double) throws(DBusError) -> [TimelineEntry] { [] }
-        func showStatus(setupCommand: Bool) {}
-        func setUp() {}
-        func showTimeline() {}
-        func acknowledge(alert id: Int64) {}
-        func quit() {}
     }
 
     @Test func aRestartedBusIsRejoinedWithBackOffAndEverythingServedAgain() async throws {

@@ -622,9 +622,9 @@ public struct DaemonCore: Sendable {
                 if configuration != nil { session(.start, now, &effects) }
             case AlertAction.logoutKey:
                 if configuration != nil { session(.logout, now, &effects) }
-            case AlertAction.clearBadgeKey: effects.append(.acknowledge(.all))
-            case AlertAction.setUpKey: effects.append(.openSetup)
-            case AlertAction.defaultKey where kind != .status: effects.append(.show(statusAlert(at: now, setupCommand: false)))
+            case AlertAction.clearBadgeKey: user(.clearBadge, now, &effects)
+            case AlertAction.setUpKey: user(.setUp, now, &effects)
+            case AlertAction.defaultKey where kind != .status: user(.showStatus(setupCommand: false), now, &effects)
             default: break
             }
         case .dismissed(let kind):
@@ -645,6 +645,7 @@ public struct DaemonCore: Sendable {
             guard configuration != nil else { return }
             problem = nil
             session(.logout, now, &effects)
+        case .clearBadge: effects.append(.acknowledge(.all))
         case .acknowledge(let id): effects.append(.acknowledge(.seenAlert(id)))
         case .showStatus(let setupCommand): effects.append(.show(statusAlert(at: now, setupCommand: setupCommand)))
         case .setUp: effects.append(.openSetup)

@@ -69,10 +69,13 @@ public enum PasswordPlace: Sendable, Hashable {
     case none
 }
 
-/// What the user asked through the control API, the tray or a bubble.
+/// What the user asked — one vocabulary for the D-Bus methods, the tray
+/// menu and the bubbles' actions, each handled by the core.
 public enum UserRequest: Sendable, Hashable {
     case login
     case logout
+    /// Clear Badge: every unread alert read.
+    case clearBadge
     case acknowledge(alertID: Int64)
     /// The status bubble; `setupCommand`: with the command that sets ccrelay up.
     case showStatus(setupCommand: Bool)

@@ -56,20 +56,6 @@ public struct TrayLook: Sendable, Hashable {
     public var tooltipBody: String
 }
 
-/// What a menu entry does when clicked.
-public enum TrayAction: Sendable, Hashable {
-    case none
-    case login
-    case logout
-    case clearBadge
-    /// Acknowledges the alert with this journal id.
-    case acknowledge(Int64)
-    case setUp
-    /// The timeline: why the session changed.
-    case showTimeline
-    case quit
-}
-
 /// One entry of the tray menu (`com.canonical.dbusmenu` item properties).
 public struct TrayMenuItem: Sendable, Hashable {
     /// Stable per entry: the menu's layout refers to items by id.
@@ -77,9 +63,10 @@ public struct TrayMenuItem: Sendable, Hashable {
     public var label: String
     public var enabled: Bool
     public var isSeparator: Bool
-    public var action: TrayAction
+    /// What choosing it asks (nil: a label or a separator).
+    public var action: UserRequest?
 
-    public init(id: Int32, label: String, enabled: Bool = true, isSeparator: Bool = false, action: TrayAction = .none) {
+    public init(id: Int32, label: String, enabled: Bool = true, isSeparator: Bool = false, action: UserRequest? = nil) {
         self.id = id
         self.label = label
         self.enabled = enabled
@@ -145,7 +132,7 @@ public enum TrayModel {
                 let title = String(alert.title.prefix(80))
                 items.append(TrayMenuItem(
                     id: Int32(100 + index), label: (alert.unread ? "● " : "    ") + escapeMnemonic(title), enabled: alert.unread,
-                    action: .acknowledge(alert.id)))
+                    action: .acknowledge(alertID: alert.id)))
             }
             items.append(TrayMenuItem(id: 9, label: localize("Why it happened (timeline)…"), action: .showTimeline))
         }
