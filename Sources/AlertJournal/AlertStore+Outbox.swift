@@ -85,11 +85,6 @@ extension AlertStore {
         }
     }
 
-    /// The oldest alert waiting for `target`.
-    public func nextForDelivery(to target: String) throws(StoreError) -> OutboxItem? {
-        try waitingForDelivery(to: target, limit: 1).first
-    }
-
     /// The alerts waiting for `target`, oldest first, at most `limit`.
     public func waitingForDelivery(to target: String, limit: Int) throws(StoreError) -> [OutboxItem] {
         var items: [OutboxItem] = []

@@ -58,9 +58,8 @@ public final class Daemon {
     private var keptOut = false
     /// An effect changed the journal: it is read (once) before the next event.
     private var journalChanged = false
-    /// The snapshot the core published last, and how many it has published (the tests count them).
+    /// The snapshot the core published last.
     private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
-    private(set) var publications = 0
 
     /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
     private func now() -> Instant { Instant(sinceBoot: loop.now) }
@@ -360,7 +359,6 @@ public final class Daemon {
             }
         case .publish(let published):
             snapshot = published
-            publications += 1
             desktop.publish(published)
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)

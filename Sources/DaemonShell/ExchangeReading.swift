@@ -16,7 +16,7 @@ struct LoginReading {
         answer = ExchangeReading.loginAnswer(exchange)
         problem = exchange.outcome.problem
         if case .loggedIn(let grant) = exchange.outcome {
-            self.grant = (grant.session, grant.ip, ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
+            self.grant = (grant.session, grant.ip, grant.location)
             droppedNotices = grant.droppedNotices
         } else {
             grant = nil

@@ -134,7 +134,7 @@ final class ScriptedServer: CCTransport {
     func answer(_ outcome: Outcome) {
         guard !waiting.isEmpty else { return }
         let (_, completion) = waiting.removeFirst()
-        completion(Exchange(outcome: outcome, httpStatus: 200, curlCode: 0, connectionsOpened: 0))
+        completion(Exchange(outcome: outcome, httpStatus: 200, connectionsOpened: 0))
         if waiting.isEmpty {
             let drops = dropsWaiting
             dropsWaiting = []

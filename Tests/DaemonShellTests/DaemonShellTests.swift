@@ -70,16 +70,16 @@ import TestSupport
         rig.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
         rig.loop.runPending()
         rig.loop.advance(by: .seconds(60))
-        let before = rig.daemon.publications
+        let before = rig.desktop.published.count
         rig.server.answer(.loggedOut(reason: "kicked", message: nil))
         rig.loop.runPending()
-        #expect(rig.daemon.publications == before + 1, "\(rig.desktop.published.suffix(3).map(\.state))")
+        #expect(rig.desktop.published.count == before + 1, "\(rig.desktop.published.suffix(3).map(\.state))")
         let published = try #require(rig.desktop.published.last)
         #expect(published.state == .loggedOut && published.badge == BadgeState(count: 1, urgent: true))
         #expect(rig.desktop.announced.suffix(2) == [.state, .badge], "both properties announced, once")
         _ = rig.daemon.status()
         _ = try rig.desktop.target?.journal(limit: 5)
-        #expect(rig.daemon.publications == before + 1, "reading is not a change")
+        #expect(rig.desktop.published.count == before + 1, "reading is not a change")
     }
 
     /// issue 25: a granted session whose traffic meets a portal stays online, and says so once.
