@@ -58,8 +58,8 @@ public final class Daemon {
     private var keptOut = false
     /// An effect changed the journal: it is read (once) before the next event.
     private var journalChanged = false
-    /// The snapshot the core published last.
-    private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
+    /// What users see: the snapshot the core published last (the core keeps it), or before any, its first.
+    private var snapshot: DaemonSnapshot { core.published ?? core.snapshot(at: now()) }
 
     /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
     private func now() -> Instant { Instant(sinceBoot: loop.now) }
@@ -358,7 +358,6 @@ public final class Daemon {
                 journalKeeper.failed(error, doing: "record the timeline")
             }
         case .publish(let published):
-            snapshot = published
             desktop.publish(published)
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)
