@@ -8,6 +8,8 @@ import CoreVocabulary
 /// on the daemon's loop. What it shows (the status, the properties) is not
 /// asked: the face keeps the snapshot the daemon last published.
 protocol ControlTarget: AnyObject {
+    /// What users see: the one snapshot, the core's.
+    var snapshot: DaemonSnapshot { get }
     /// What the user asked (`UserRequest`: a D-Bus method, the tray's menu), for the core to handle.
     func request(_ request: UserRequest)
     /// `request(.clearBadge)`, answering how many alerts were unread; fails

@@ -59,7 +59,7 @@ public final class Daemon {
     /// An effect changed the journal: it is read (once) before the next event.
     private var journalChanged = false
     /// What users see: the snapshot the core published last (the core keeps it), or before any, its first.
-    private var snapshot: DaemonSnapshot { core.published ?? core.snapshot(at: now()) }
+    var snapshot: DaemonSnapshot { core.published ?? core.snapshot(at: now()) }
 
     /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
     private func now() -> Instant { Instant(sinceBoot: loop.now) }
@@ -141,7 +141,7 @@ public final class Daemon {
         loop.preconditionIsCurrent()
         desktop.onAlertEvent = { [weak self] event in self?.notifierEvent(event) }
         desktop.onReconnected = { [weak self] in self?.sessionBusReturned() }
-        desktop.start(serving: self, showing: core.snapshot(at: now())) { error in
+        desktop.start(serving: self) { error in
             if let error { return done(error) }
             self.begin()
             done(nil)
@@ -357,8 +357,7 @@ public final class Daemon {
             } catch {
                 journalKeeper.failed(error, doing: "record the timeline")
             }
-        case .publish(let published):
-            desktop.publish(published)
+        case .publish(let published, let previous): desktop.publish(published, previous: previous)
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)
         case .releaseSleepLock: systemWatch?.releaseSleepLock()

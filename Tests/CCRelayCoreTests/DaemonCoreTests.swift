@@ -62,7 +62,7 @@ struct CoreRig {
         }
         if journalChanged { all += send(.journalRead(badge: badge, recent: [])) }
         if depth == 1 {
-            let publications = all.compactMap { if case .publish(let snapshot) = $0 { snapshot } else { nil } }
+            let publications = all.compactMap { if case .publish(let snapshot, _) = $0 { snapshot } else { nil } }
             publicationsPerEvent.append((publications.count, publications.last.map { $0.badge == badge } ?? true))
         }
         return all
@@ -111,7 +111,7 @@ struct CoreRig {
             answer: .loggedIn(interval: 60, timeout: 180, notices: []))))
     }
 
-    var publications: [DaemonSnapshot] { effects.compactMap { if case .publish(let snapshot) = $0 { snapshot } else { nil } } }
+    var publications: [DaemonSnapshot] { effects.compactMap { if case .publish(let snapshot, _) = $0 { snapshot } else { nil } } }
     var shown: [Alert] { effects.compactMap { if case .show(let alert) = $0 { alert } else { nil } } }
     var recorded: [Alert] { effects.compactMap { if case .record(let items) = $0 { items.map(\.alert) } else { nil } }.flatMap { $0 } }
     var logged: [String] { effects.compactMap { if case .log(let line) = $0 { line } else { nil } } }

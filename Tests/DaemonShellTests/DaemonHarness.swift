@@ -246,13 +246,13 @@ final class RecordingDesktop: DesktopFace {
     private(set) var announced: [ControlProperty] = []
     private(set) var target: ControlTarget?
 
-    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
+    func start(serving target: ControlTarget, done: @escaping (BusNameError?) -> Void) {
         self.target = target
         done(nil)
     }
 
-    func publish(_ snapshot: DaemonSnapshot) {
-        let change = SnapshotChange(from: published.last, to: snapshot)
+    func publish(_ snapshot: DaemonSnapshot, previous: DaemonSnapshot?) {
+        let change = SnapshotChange(from: previous, to: snapshot)
         published.append(snapshot)
         if change.badge { badges.append(snapshot.badge) }
         announced += change.properties

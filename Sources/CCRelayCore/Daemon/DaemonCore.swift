@@ -231,8 +231,9 @@ public struct DaemonCore: Sendable {
         guard !stopping, !journalReadOwed else { return effects }
         let current = snapshot(at: now)
         guard current != published else { return effects }
+        let previous = published
         published = current
-        return effects + [.publish(current)]
+        return effects + [.publish(current, previous: previous)]
     }
 
     // MARK: Starting and stopping
