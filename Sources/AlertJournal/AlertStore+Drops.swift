@@ -1,3 +1,4 @@
+import CoreVocabulary
 import CCRelayCore
 
 extension AlertStore {

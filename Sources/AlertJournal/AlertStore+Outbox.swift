@@ -1,21 +1,6 @@
 import CCRelayCore
-
-/// One alert waiting for a relay target (or delivered to it).
-public struct OutboxItem: Sendable, Hashable {
-    public var alertID: Int64
-    /// `RelayTarget.name`.
-    public var target: String
-    /// The idempotency key, the same for every target and attempt, kept across restarts.
-    public var key: String
-    /// Attempts begun before this one (one begun before a `kill -9` counts).
-    public var attempts: Int
-    public var queuedAt: Double
-    public var kind: AlertKind
-    public var title: String
-    public var body: String
-    public var urgency: Urgency
-    public var postedAt: Double
-}
+import CoreVocabulary
+import Forwarding
 
 /// How a relay target is doing, for `ccrelay status`.
 public struct OutboxSummary: Sendable, Hashable {
@@ -98,11 +83,6 @@ extension AlertStore {
             for orphan in orphans { try database.run("DELETE FROM outbox WHERE target = ?", [.text(orphan.target)]) }
             return orphans
         }
-    }
-
-    /// The oldest alert waiting for `target`.
-    public func nextForDelivery(to target: String) throws(StoreError) -> OutboxItem? {
-        try waitingForDelivery(to: target, limit: 1).first
     }
 
     /// The alerts waiting for `target`, oldest first, at most `limit`.

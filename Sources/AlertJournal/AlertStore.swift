@@ -1,5 +1,7 @@
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
+import Forwarding
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -171,11 +173,11 @@ public final class AlertStore {
         var hasRefused = false
         try database.run("PRAGMA table_info(outbox)") { if $0.text(1) == "refused_at" { hasRefused = true } }
         if !hasRefused { try database.execute("ALTER TABLE outbox ADD COLUMN refused_at REAL") }
-        // Schema 4: the outbox names a target by what stays when its secret is fixed (RelayTarget.name).
+        // Schema 4: the outbox names a target by what stays when its secret is fixed (ForwardTarget.name).
         var stored: [String] = []
         try database.run("SELECT DISTINCT target FROM outbox") { stored.append($0.text(0)) }
         for old in stored {
-            guard let new = RelayTarget.name(ofStored: old), new != old else { continue }
+            guard let new = ForwardTarget.name(ofStored: old), new != old else { continue }
             try database.run("UPDATE OR IGNORE outbox SET target = ? WHERE target = ?", [.text(new), .text(old)])
             try database.run("DELETE FROM outbox WHERE target = ?", [.text(old)])
         }

@@ -180,7 +180,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         } catch {
             curl_slist_free_all(headers)
             return completion(Exchange(outcome: .transportFailure(.protocolError(error.description)),
-                                       httpStatus: 0, curlCode: -1, connectionsOpened: 0))
+                                       httpStatus: 0, connectionsOpened: 0))
         }
         let multi = self.multi ?? CurlMulti(loop: loop)
         self.multi = multi
@@ -193,7 +193,7 @@ public final class CCClient: CCTransport, @unchecked Sendable {
         if !started {
             curl_slist_free_all(headers)
             completion(Exchange(outcome: .transportFailure(.protocolError("libcurl refused to start the transfer")),
-                                httpStatus: 0, curlCode: -1, connectionsOpened: 0))
+                                httpStatus: 0, connectionsOpened: 0))
         }
     }
 
@@ -213,6 +213,6 @@ public final class CCClient: CCTransport, @unchecked Sendable {
             // A broken exchange may leave the connection in any state: start afresh.
             replaceHandles()
         }
-        return Exchange(outcome: outcome, httpStatus: status, curlCode: Int(code.rawValue), connectionsOpened: opened)
+        return Exchange(outcome: outcome, httpStatus: status, connectionsOpened: opened)
     }
 }

@@ -28,11 +28,6 @@ public struct LoginRequest: Encodable, Sendable {
     }
 }
 
-/// Whether the campus wants a location fix with keep-alives.
-public enum LocationPolicy: String, Codable, Sendable, Hashable {
-    case none, optional, required
-}
-
 /// The body of `POST /cc/v1/session/keepalive`.
 public struct KeepAliveRequest: Encodable, Sendable {
     /// 1, 2, 3 … per session; a retry of the same report reuses its seq.
@@ -93,7 +88,7 @@ public struct LoginGrant: Sendable, Hashable, CustomStringConvertible {
     public var ip: String
     public var interval: Int
     public var timeout: Int
-    public var location: LocationPolicy
+    public var location: ServerLocationPolicy
     public var notices: [Notice]
     /// Entries of `notices` that were malformed (or beyond `Wire.noticeLimit`) and dropped.
     public var droppedNotices: Int
@@ -138,8 +133,8 @@ enum Wire {
 
     /// docs/protocol.md's bounds. CC/1 servers grant 5–3600 s; the client accepts
     /// down to 1 s, leniently, so the simulator can play whole scenarios in seconds.
-    static let intervalRange = 1...3600
-    static let timeoutRange = 1...86_400
+    static let intervalRange = ServerTiming.intervals
+    static let timeoutRange = ServerTiming.timeouts
     static let retryAfterRange = 0...600
     /// Notices taken from one reply; the rest are dropped (bounded work per
     /// reply: a 64 KiB body holds a few thousand tiny ones at most).
@@ -241,7 +236,7 @@ enum Wire {
         return .success(
             LoginGrant(
                 session: session, ip: displayableIP(reply.ip), interval: interval, timeout: timeout,
-                location: reply.location.flatMap(LocationPolicy.init(rawValue:)) ?? .none,
+                location: reply.location.flatMap(ServerLocationPolicy.init(rawValue:)) ?? .none,
                 notices: reply.notices.notices, droppedNotices: reply.notices.dropped))
     }
 

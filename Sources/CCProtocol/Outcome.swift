@@ -37,8 +37,6 @@ public struct Exchange: Sendable {
     public var outcome: Outcome
     /// The HTTP status, or 0 when there was none.
     public var httpStatus: Int
-    /// libcurl's result code (0 is CURLE_OK).
-    public var curlCode: Int
     /// New connections libcurl opened for this exchange (0 when one was reused).
     public var connectionsOpened: Int
 }

@@ -1,6 +1,7 @@
 import CurlTransport
 import CCurl
 import CCRelayCore
+import CoreVocabulary
 
 /// Where and how to reach the CC server: the `[server]` and `[auth]` facts
 /// of the configuration that the client needs.

@@ -1,5 +1,5 @@
 import CCurl
-import CCRelayCore
+import CoreVocabulary
 
 /// Transport failures, split the way a user needs them.
 public enum TransportFailure: Sendable, Hashable {

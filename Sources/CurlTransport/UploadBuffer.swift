@@ -1,16 +1,16 @@
 /// What libcurl uploads (a mail's text for SMTP), read out by `readFromUploadBuffer`.
 ///
 /// Confinement: used only on the loop that runs its transfer.
-final class UploadBuffer {
-    let bytes: [UInt8]
+public final class UploadBuffer {
+    public let bytes: [UInt8]
     var offset = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
 /// libcurl's read function over an `UploadBuffer` (its `CURLOPT_READDATA`):
 /// as much as fits, then 0 at the end.
-let readFromUploadBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+public let readFromUploadBuffer: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
     destination, size, count, context in
     guard let destination, let context else { return 0 }
     let buffer = Unmanaged<UploadBuffer>.fromOpaque(context).takeUnretainedValue()

@@ -1,5 +1,6 @@
 import CCProtocol
 import CCRelayCore
+import CoreVocabulary
 import CurlTransport
 import DesktopServices
 import EventLoop
@@ -31,12 +32,12 @@ public enum CampusTrial {
                 return done(.refused(sentence: result.problem?.sentence ?? Localization.localize("no answer"), code: result.problem?.code))
             }
             if let srun = client as? SrunCampusClient, !srun.sentALogin {
-                return done(.loggedIn(AlertCatalogue.fill(
+                return done(.loggedIn(TextTemplate.fill(
                     Localization.localize("The portal has this computer online already (outside access for %s); ccrelay left it so."), grant.ip)))
             }
             let sentence = configuration.serverProtocol == .srun
-                ? AlertCatalogue.fill(Localization.localize("The portal logged you in (outside access for %s); logged out again."), grant.ip)
-                : AlertCatalogue.fill(
+                ? TextTemplate.fill(Localization.localize("The portal logged you in (outside access for %s); logged out again."), grant.ip)
+                : TextTemplate.fill(
                     Localization.localize("The server logged you in (outside access for %s, a keep-alive every %s s); logged out again."),
                     grant.ip, String(interval))
             client.logout(session: grant.token, timeout: .seconds(15)) {

@@ -1,3 +1,4 @@
+import CoreVocabulary
 import CurlTransport
 import CCProtocol
 import DesktopServices
@@ -38,7 +39,7 @@ public enum ConfigurationCheck {
             if let passwordFile = configuration.passwordFile, case .failure(let problem) = SecretFile.read(passwordFile) {
                 throw ClientConfigurationError(problem.description, key: "auth.password-file")
             }
-            if let caFile = configuration.relayCAFile {
+            if let caFile = configuration.forwardCAFile {
                 do throws(ClientConfigurationError) {
                     try CredentialFiles.checkCertificateAuthorities(caFile)
                 } catch {
@@ -49,7 +50,7 @@ public enum ConfigurationCheck {
             var error = error
             // Setup's trial: the password was given to setup, not read from the keyring.
             if bundlePassword != nil, let certificate = configuration.certificate, error == CredentialFiles.keyringPasswordRefused(certificate) {
-                error.message = AlertCatalogue.fill(
+                error.message = TextTemplate.fill(
                     Localization.localize("the password given to setup is wrong for %s (the bundle does not open with it); run setup again with its right password (empty if it has none)"),
                     [certificate])
             }

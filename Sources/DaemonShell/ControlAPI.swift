@@ -2,31 +2,23 @@ import AlertJournal
 import DBus
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 
 /// What the control API, the tray and the bubbles ask of the daemon; called
 /// on the daemon's loop. What it shows (the status, the properties) is not
 /// asked: the face keeps the snapshot the daemon last published.
 protocol ControlTarget: AnyObject {
-    /// Acknowledges every unread alert; returns how many there were. Fails
+    /// What users see: the one snapshot, the core's.
+    var snapshot: DaemonSnapshot { get }
+    /// What the user asked (`UserRequest`: a D-Bus method, the tray's menu), for the core to handle.
+    func request(_ request: UserRequest)
+    /// `request(.clearBadge)`, answering how many alerts were unread; fails
     /// (naming the problem) when the journal cannot be used.
     func clearBadge() throws(DBusError) -> UInt32
-    func requestLogin()
-    func requestLogout()
     /// The newest alerts; fails (naming the problem) when the journal cannot be read.
     func journal(limit: Int) throws(DBusError) -> [JournalEntry]
     /// The timeline from `since` (seconds since the epoch), oldest first, after the state when it began; fails like `journal`.
     func timeline(since: Double) throws(DBusError) -> [TimelineEntry]
-    /// Shows the status bubble (what launching CC Relay does); with
-    /// `setupCommand`, it also says how to run setup (no terminal could be opened for it).
-    func showStatus(setupCommand: Bool)
-    /// "Set up…": `ccrelay setup --edit` in a terminal, or the status bubble with the command.
-    func setUp()
-    /// "Timeline…": `ccrelay timeline --since 7d` in a terminal, or the status bubble.
-    func showTimeline()
-    /// Acknowledges one journaled alert (the tray menu lists the newest).
-    func acknowledge(alert id: Int64)
-    /// Stops the daemon, as SIGTERM does (the tray's Quit).
-    func quit()
     /// This program's version, for `GetStatus`.
     var version: String { get }
     /// `GetStatus`' `metrics` entry for `snapshot` at `now` (nil: none).
@@ -34,9 +26,6 @@ protocol ControlTarget: AnyObject {
 }
 
 extension ControlTarget {
-    /// The status bubble alone.
-    func showStatus() { showStatus(setupCommand: false) }
-
     func metricsStatus(of snapshot: DaemonSnapshot, at now: Instant) -> MetricsStatus? { nil }
 
     /// What `GetStatus` answers for `snapshot`, read at `now` (`wallClock` the same moment's wall time).
@@ -69,15 +58,15 @@ enum ControlAPI {
                 },
                 .init("ClearBadge", output: "u") { _ throws(DBusError) in [.uint32(try daemon().clearBadge())] },
                 .init("Login") { _ throws(DBusError) in
-                    try daemon().requestLogin()
+                    try daemon().request(.login)
                     return []
                 },
                 .init("Logout") { _ throws(DBusError) in
-                    try daemon().requestLogout()
+                    try daemon().request(.logout)
                     return []
                 },
                 .init("ShowStatus") { _ throws(DBusError) in
-                    try daemon().showStatus()
+                    try daemon().request(.showStatus(setupCommand: false))
                     return []
                 },
                 .init("ListAlerts", input: "u", output: "aa{sv}") { message throws(DBusError) in

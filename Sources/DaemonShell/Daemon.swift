@@ -5,6 +5,9 @@ import DBus
 import EventLoop
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
+import Forwarding
+import ForwardingTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,12 +31,8 @@ public final class Daemon {
     let version: String
     /// The campus login (CC/1 or a Srun portal); nil while not set up.
     private let client: (any CampusClient)?
-    /// `[alerts] quiet`, and whether it holds a logout too (`quiet-critical`).
-    private let quiet: (hours: QuietHours, critical: Bool)?
     /// Checks whether traffic gets out (`[probe]`), when the core asks.
     private let outsideProbe: (any OutsideProbing)?
-    /// A system service: no keyring, no desktop session to end with.
-    private let isSystemService: Bool
     private let desktop: any DesktopFace
     private let makeSystemWatch: (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?
     private var systemWatch: (any SystemWatching)?
@@ -55,11 +54,14 @@ public final class Daemon {
     /// This program's file: replaced by an upgrade, it is run again at a quiet moment.
     private let executable = DaemonProcess.executablePath
     private var locationSource: LocationSource?
+    /// What the last Clear Badge came to (how many it marked read), for `ClearBadge`'s answer.
+    private var lastClear: Result<Int, DBusError>?
+    /// What the core was last told of alerts the journal could not take.
+    private var keptOut = false
     /// An effect changed the journal: it is read (once) before the next event.
     private var journalChanged = false
-    /// The snapshot the core published last, and how many it has published (the tests count them).
-    private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
-    private(set) var publications = 0
+    /// What users see: the snapshot the core published last (the core keeps it), or before any, its first.
+    var snapshot: DaemonSnapshot { core.published ?? core.snapshot(at: now()) }
 
     /// Now on the loop's clock (CLOCK_BOOTTIME; virtual in the shell's unit tests).
     private func now() -> Instant { Instant(sinceBoot: loop.now) }
@@ -89,8 +91,8 @@ public final class Daemon {
             reading: reading, configurationPath: configurationPath, version: version, loop: loop, campus: campus,
             desktop: face, isSystemService: system, instance: instance,
             systemWatch: { [loop] onEvent in SystemWatch(loop: loop, interface: reading.usable?.interface, log: log, onEvent: onEvent) },
-            relayTransport: { [loop] target in
-                RelayPoster(caFile: reading.usable?.relayCAFile, userAgent: "ccrelay/\(version)", loop: loop)
+            forwardTransport: { [loop] target in
+                ForwardPoster(caFile: reading.usable?.forwardCAFile, userAgent: "ccrelay/\(version)", loop: loop)
             },
             outsideProbe: reading.usable.map { configuration in
                 OutsideProbe(urls: configuration.probeURLs, interface: configuration.interface, userAgent: "ccrelay/\(version)", loop: loop)
@@ -104,10 +106,9 @@ public final class Daemon {
     init(reading: ConfigurationReading, configurationPath: String, version: String, loop: any EventScheduler,
          campus: (any CampusClient)?, desktop: any DesktopFace, isSystemService: Bool = false, instance: String? = nil,
          systemWatch: @escaping (@escaping (DaemonEvent) -> Void) -> (any SystemWatching)?,
-         relayTransport: (RelayTarget) -> any RelayTransport = { _ in fatalError("no relay transport given") },
+         forwardTransport: (ForwardTarget) -> any ForwardTransport = { _ in fatalError("no relay transport given") },
          outsideProbe: (any OutsideProbing)? = nil, storePath: String, process: ProcessHooks = ProcessHooks(), log: @escaping (String) -> Void) {
         self.process = process
-        self.isSystemService = isSystemService
         self.loop = loop
         self.configurationPath = configurationPath
         self.version = version
@@ -123,17 +124,13 @@ public final class Daemon {
         core = DaemonCore(
             reading: reading, path: configurationPath, noticesSeen: journalKeeper.store?.seenNotices() ?? [],
             badge: (try? journalKeeper.store?.badge()) ?? BadgeState(count: 0, urgent: false), localizer: Localization.localizer,
-            commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop)
+            commands: isSystemService ? UserCommands(systemInstance: instance ?? "") : .desktop, host: DaemonProcess.deviceName)
         device = DaemonProcess.deviceName
-        quiet = reading.usable.flatMap { configuration in configuration.quietHours.map { ($0, configuration.quietCritical) } }
         setupOfferedMarker = String(storePath[..<(storePath.lastIndex(of: "/") ?? storePath.startIndex)]) + "/setup-offered"
-        if let configuration = reading.usable, !configuration.relayTargets.isEmpty {
+        if let configuration = reading.usable, !configuration.forwardTargets.isEmpty {
             forwarder = AlertForwarder(
-                targets: configuration.relayTargets, selection: configuration.relaySelection, quiet: configuration.quietHours,
-                quietCritical: configuration.quietCritical, loop: loop, host: device,
-                store: { [journalKeeper] in journalKeeper.usable() },
-                storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, log: log,
-                transport: relayTransport)
+                targets: configuration.forwardTargets, loop: loop, store: { [journalKeeper] in journalKeeper.usable() },
+                storeFailed: { [journalKeeper] error, what in journalKeeper.failed(error, doing: what) }, transport: forwardTransport)
         }
     }
 
@@ -149,7 +146,7 @@ public final class Daemon {
         loop.preconditionIsCurrent()
         desktop.onAlertEvent = { [weak self] event in self?.notifierEvent(event) }
         desktop.onReconnected = { [weak self] in self?.sessionBusReturned() }
-        desktop.start(serving: self, showing: core.snapshot(at: now())) { error in
+        desktop.start(serving: self) { error in
             if let error { return done(error) }
             self.begin()
             done(nil)
@@ -165,17 +162,16 @@ public final class Daemon {
         desktop.onBusGone = { [weak self] in self?.sessionBusGone() }
         if forwarder != nil { wallClockWatch = WallClockWatch(loop: loop) { [weak self] in self?.wallClockChanged() } }
         startPeriodicWork()
-        forwarder?.onRefusal = { [weak self] subject in self?.handle(.forwardingRefused(subject)) }
-        forwarder?.onQueuesChanged = { [weak self] in self?.forwardingChanged() }
+        forwarder?.report = { [weak self] event in self?.handle(.forward(event)) }
         // Alerts a previous run could not deliver; what waited for a target since removed is said and dropped.
         if let store, let configuration = core.configuration {
             do {
-                try AlertForwarder.dropQueuesOfRemovedTargets(configuration.relayTargets, store: store, log: log)
+                try AlertForwarder.dropQueuesOfRemovedTargets(configuration.forwardTargets, store: store, log: log)
             } catch {
                 journalKeeper.failed(error, doing: "tidy the outbox")
             }
         }
-        forwarder?.kick()
+        if forwarder != nil { handle(.forward(.queued)) }
         let journal = (try? store?.alerts(limit: 500)) ?? []
         let badge = (try? store?.badge()) ?? BadgeState(count: 0, urgent: false)
         handle(.started(DaemonStart(
@@ -227,12 +223,8 @@ public final class Daemon {
         }
         while !mailbox.isEmpty {
             let next = mailbox.removeFirst()
-            for effect in core.handle(next, at: now()) { carryOut(effect) }
-            // Alerts a full disk kept out of the journal go in (and out to the targets) once it has room.
-            switch next {
-            case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeeper.hasUnjournaled { journal([]) }
-            default: break
-            }
+            let wall = loop.wallClock
+            for effect in core.handle(next, at: now(), wall: WallTime(seconds: wall, utcOffset: WallClock.utcOffset(wall))) { carryOut(effect) }
             if journalChanged && mailbox.isEmpty {
                 journalChanged = false
                 readJournal()
@@ -248,15 +240,21 @@ public final class Daemon {
 
     /// The badge and the newest alerts after a change (and the forwarding queues, which the same transaction filled).
     private func readJournal() {
-        if let summaries = forwarder?.summaries() { handle(.forwarding(summaries)) }
+        if let summaries = summaries() { handle(.forwarding(summaries)) }
         let badge = (try? store?.badge()) ?? snapshot.badge
         let recent = (try? store?.alerts(limit: TrayModel.recentLimit)).map(Self.recent) ?? snapshot.recent
         handle(.journalRead(badge: badge, recent: recent))
     }
 
     private func forwardingChanged() {
-        guard let summaries = forwarder?.summaries() else { return }
+        guard let summaries = summaries() else { return }
         handle(.forwarding(summaries))
+    }
+
+    /// The forwarding queues as the status shows them (nil without targets).
+    private func summaries() -> [ForwardingSummary]? {
+        guard let forwarder, let lanes = core.forwarder else { return nil }
+        return forwarder.summaries(lanes)
     }
 
     private static func recent(_ entries: [JournalEntry]) -> [TrayFacts.RecentAlert] {
@@ -284,7 +282,7 @@ public final class Daemon {
     /// free; the forwarding targets decide again now.
     func wallClockChanged() {
         log("the wall clock was set; alerts held for a time are looked at again")
-        forwarder?.kick()
+        handle(.forward(.wallClockSet))
     }
 
     /// The session bus came back: a portal location source used the old connection.
@@ -342,21 +340,9 @@ public final class Daemon {
 
     private func carryOut(_ effect: DaemonEffect) {
         switch effect {
-        case .sendLogin(let user, let timeout):
+        case .sendLogin(let user, let sources, let timeout):
             guard let user else { return login(user: nil, password: nil, timeout: timeout) }
-            // Password login: a systemd credential or the password file when there is one, else the keyring.
-            if let secret = SecretFile.credential("campus-password") ?? core.configuration?.passwordFile.map({ SecretFile.read($0) }) {
-                switch secret {
-                case .success(let password): login(user: user, password: password, timeout: timeout)
-                case .failure(let problem): handle(.passwordMissing(user: user, place: .file(problem: problem.description)))
-                }
-                return
-            }
-            if isSystemService { return handle(.passwordMissing(user: user, place: .none)) }
-            desktop.password(user: user) { result in
-                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user, place: .keyring)) }
-                self.login(user: user, password: password, timeout: timeout)
-            }
+            passwordLogin(user: user, from: sources[...], timeout: timeout)
         case .sendKeepAlive(let token, let seq, let fix, let timeout):
             client?.check(session: token, seq: seq, location: fix, timeout: timeout) { self.handle(.keepAliveAnswered($0)) }
         case .sendLogout(let token, let timeout):
@@ -366,15 +352,7 @@ public final class Daemon {
         case .cancel(let which): timers[which]?.disarm()
         case .record(let items):
             journal(items.map { ($0.alert, $0.notice) })
-        case .show(let alert):
-            // Quiet hours: below critical (or all, with quiet-critical) the alert is journaled and in the tray, not popped up.
-            if let quiet, alert.kind != .status, alert.urgency != .critical || quiet.critical {
-                let now = loop.wallClock
-                if quiet.hours.contains(now, utcOffset: WallClock.utcOffset(now)) {
-                    return log("quiet hours: \(alert.kind.rawValue) is in the journal and the tray, not shown")
-                }
-            }
-            desktop.post(alert)
+        case .show(let alert): desktop.post(alert)
         case .close(let kind): desktop.close(kind)
         case .adopt(let kind, let id): desktop.adopt(kind, shownAs: id)
         case .rememberBubble(let kind, let id): try? store?.setNotificationID(id, forNewest: kind)
@@ -389,15 +367,14 @@ public final class Daemon {
             } catch {
                 journalKeeper.failed(error, doing: "record the timeline")
             }
-        case .publish(let published):
-            snapshot = published
-            publications += 1
-            desktop.publish(published)
+        case .publish(let published, let previous):
+            desktop.publish(published, previous: previous)
             metrics.published(published, at: now())
         case .log(let line): log(line)
         case .notifySystemd(let state): process.notify(state)
         case .releaseSleepLock: systemWatch?.releaseSleepLock()
-        case .flushForwarding: forwarder?.flush()
+        case .forward(.queuesChanged): forwardingChanged()
+        case .forward(let lanes): forwarder?.carryOut(lanes, window: { [core] in core.forwarder?.sentWindow($0) ?? 0 })
         case .checkOutside:
             guard let outsideProbe else { return }
             outsideProbe.check { [weak self] report in self?.handle(.outsideChecked(report)) }
@@ -429,6 +406,26 @@ public final class Daemon {
         return made
     }
 
+    /// The first of `sources` that is there gives the password; one there but unreadable is said.
+    private func passwordLogin(user: String, from sources: ArraySlice<PasswordSource>, timeout: Duration) {
+        guard let source = sources.first else { return handle(.passwordMissing(user: user, place: .none)) }
+        let secret: Result<String, SecretFileProblem>?
+        switch source {
+        case .credential(let name): secret = SecretFile.credential(name)
+        case .file(let path): secret = SecretFile.read(path)
+        case .keyring:
+            return desktop.password(user: user) { result in
+                guard case .success(let password?) = result else { return self.handle(.passwordMissing(user: user, place: .keyring)) }
+                self.login(user: user, password: password, timeout: timeout)
+            }
+        }
+        switch secret {
+        case .success(let password): login(user: user, password: password, timeout: timeout)
+        case .failure(let problem): handle(.passwordMissing(user: user, place: .file(problem: problem.description)))
+        case nil: passwordLogin(user: user, from: sources.dropFirst(), timeout: timeout)
+        }
+    }
+
     private func login(user: String?, password: String?, timeout: Duration) {
         guard let client else { return }
         client.login(device: device, user: user, password: password, timeout: timeout) { self.handle(.loginAnswered($0)) }
@@ -441,8 +438,12 @@ public final class Daemon {
     /// the next time the store can be written.
     private func journal(_ alerts: [(Alert, notice: String?)]) {
         journalChanged = true
-        if journalKeeper.record(alerts, forwardTo: { [forwarder] in forwarder?.destinations(for: $0) ?? [] }) {
-            forwarder?.kick()
+        if journalKeeper.record(alerts, forwardTo: { [core] in core.forwarder?.destinations(for: $0) ?? [] }), forwarder != nil {
+            handle(.forward(.queued))
+        }
+        if journalKeeper.hasUnjournaled != keptOut {
+            keptOut.toggle()
+            handle(.journalKeptOut(keptOut))
         }
     }
 
@@ -462,8 +463,13 @@ public final class Daemon {
         case .seenAlert(let id):
             return acknowledged(acknowledgement, "alert \(id)") { store throws(StoreError) in try store.acknowledge(id: id) ? 1 : 0 }
         case .all:
-            guard let cleared = try? journalKeeper.acknowledgeAll() else { return }
-            count = cleared
+            do throws(DBusError) {
+                count = try journalKeeper.acknowledgeAll()
+                lastClear = .success(count)
+            } catch {
+                lastClear = .failure(error)
+                return
+            }
         }
         handle(.acknowledged(acknowledgement, count: count, nothingUnread: []))
     }
@@ -525,14 +531,11 @@ public final class Daemon {
 
     // MARK: The saved session
 
-    /// Which credentials a saved session belongs to.
-    private var account: String { core.configuration.map { $0.user ?? $0.certificate ?? "" } ?? "" }
-
     private func saveSession(_ record: SessionRecord?) {
         guard let store, let configuration = core.configuration else { return }
         let snapshot = record.map {
             SessionSnapshot(
-                server: configuration.serverURL, account: account, token: $0.token, ip: $0.ip, interval: $0.interval,
+                server: configuration.serverURL, account: configuration.sessionAccount, token: $0.token, ip: $0.ip, interval: $0.interval,
                 timeout: $0.timeout, seq: $0.seq,
                 deadline: loop.wallClock + Double($0.remaining.components.seconds) + Double($0.remaining.components.attoseconds) / 1e18)
         }
@@ -554,21 +557,17 @@ public final class Daemon {
             journalKeeper.failed(error, doing: "read the saved session")
             return nil
         }
-        guard let saved, saved.server == configuration.serverURL, saved.account == account else { return nil }
-        let now = loop.wallClock
-        if let problem = saved.problem(now: now) {
-            // Damaged or tampered with: dropped; a fresh login follows quietly.
+        guard let saved else { return nil }
+        switch saved.use(server: configuration.serverURL, account: configuration.sessionAccount, now: loop.wallClock) {
+        case .freshLogin: return nil
+        case .drop(let problem):
             log("the saved session cannot be used (\(problem)); logging in afresh")
             try? store.saveSession(nil)
             return nil
+        case .carryOn(let carried, let secondsLeft):
+            log("carrying on with the session of the previous run (\(secondsLeft) s left)")
+            return carried
         }
-        let remaining = saved.deadline - now
-        guard remaining > 1 else { return nil }
-        log("carrying on with the session of the previous run (\(Int(remaining)) s left)")
-        return CarriedSession(
-            token: saved.token, ip: saved.ip,
-            session: RestoredSession(
-                interval: saved.interval, timeout: saved.timeout, remaining: .milliseconds(Int(remaining * 1000)), seq: saved.seq))
     }
 }
 
@@ -580,20 +579,14 @@ extension Daemon: ControlTarget {
 
     func metricsStatus(of snapshot: DaemonSnapshot, at now: Instant) -> MetricsStatus? { metrics.status(of: snapshot, at: now) }
 
-    func clearBadge() throws(DBusError) -> UInt32 {
-        let cleared = try journalKeeper.acknowledgeAll()
-        journalChanged = true
-        handle(.acknowledged(.all, count: cleared, nothingUnread: []))
-        return UInt32(clamping: cleared)
-    }
+    func request(_ request: UserRequest) { handle(.user(request)) }
 
-    func requestLogin() { handle(.user(.login)) }
-    func requestLogout() { handle(.user(.logout)) }
-    func showStatus(setupCommand: Bool) { handle(.user(.showStatus(setupCommand: setupCommand))) }
-    func setUp() { handle(.user(.setUp)) }
-    func showTimeline() { handle(.user(.showTimeline)) }
-    func acknowledge(alert id: Int64) { handle(.user(.acknowledge(alertID: id))) }
-    func quit() { handle(.user(.quit)) }
+    func clearBadge() throws(DBusError) -> UInt32 {
+        lastClear = nil
+        handle(.user(.clearBadge))
+        guard let lastClear else { throw DBusError(.failed, "the journal cannot be used") }
+        return UInt32(clamping: try lastClear.get())
+    }
     func journal(limit: Int) throws(DBusError) -> [JournalEntry] { try journalKeeper.alerts(limit: limit) }
     func timeline(since: Double) throws(DBusError) -> [TimelineEntry] { try journalKeeper.timeline(since: since) }
 }

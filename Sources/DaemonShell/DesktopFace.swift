@@ -3,6 +3,7 @@ import DBus
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 /// The daemon's side of the desktop session, as its rules see it: the bus
 /// face (the name, the control API and LauncherEntry objects, property
@@ -19,12 +20,12 @@ protocol DesktopFace: AnyObject {
     var connection: Connection? { get }
 
     /// Exports the control API for `target` and the LauncherEntry (showing
-    /// `initial` until the first publication), follows the notification
-    /// server, and claims the daemon's name; `done` hears why not, when another daemon has it.
-    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void)
-    /// What users see now: `GetStatus`, the properties, the tray and the
-    /// dock show it from now on; the properties and the badge that changed are announced.
-    func publish(_ snapshot: DaemonSnapshot)
+    /// `target.snapshot`), follows the notification server, and claims the
+    /// daemon's name; `done` hears why not, when another daemon has it.
+    func start(serving target: ControlTarget, done: @escaping (BusNameError?) -> Void)
+    /// What users see changed from `previous` (nil: the first publication):
+    /// the properties and the badge that changed are announced, the tray refreshed.
+    func publish(_ snapshot: DaemonSnapshot, previous: DaemonSnapshot?)
     func post(_ alert: Alert)
     func close(_ kind: AlertKind)
     /// The bubble an earlier run showed for `kind` (call after `start`): this run replaces or closes it.
@@ -54,9 +55,8 @@ final class SessionBusFace: DesktopFace {
     private let loop: any EventScheduler
     private let log: (String) -> Void
     private weak var target: ControlTarget?
-    /// What the daemon published last (what it was before, until it first publishes).
-    private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
-    private var published = false
+    /// What users see, the target's (the core's) snapshot.
+    private var snapshot: DaemonSnapshot { target?.snapshot ?? DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false)) }
     private var badge: BadgeState { snapshot.badge }
     private var reconnectDelay: Duration = .seconds(1)
     private var reconnectTimer: (any LoopTimer)?
@@ -72,10 +72,9 @@ final class SessionBusFace: DesktopFace {
         notifier = Notifier(connection: bus, log: log)
     }
 
-    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
+    func start(serving target: ControlTarget, done: @escaping (BusNameError?) -> Void) {
         loop.preconditionIsCurrent()
         self.target = target
-        snapshot = initial
         exportObjects()
         BusName.claim(on: bus, stop: "systemctl --user stop ccrelay") { error in
             if error == nil {
@@ -88,11 +87,9 @@ final class SessionBusFace: DesktopFace {
         watchBus()
     }
 
-    func publish(_ snapshot: DaemonSnapshot) {
+    func publish(_ snapshot: DaemonSnapshot, previous: DaemonSnapshot?) {
         // The first publication is announced whole (a dock already running learns the badge).
-        let change = SnapshotChange(from: published ? self.snapshot : nil, to: snapshot)
-        self.snapshot = snapshot
-        published = true
+        let change = SnapshotChange(from: previous, to: snapshot)
         if change.tray { tray?.refresh() }
         if change.badge { announceBadge(snapshot.badge) }
         if !change.properties.isEmpty { announce(change.properties) }
@@ -159,26 +156,20 @@ final class SessionBusFace: DesktopFace {
                 return self.snapshot.trayFacts(at: Instant(sinceBoot: self.loop.now))
             },
             perform: { [weak self] action in self?.perform(action) },
-            activate: { [weak self] in self?.target?.showStatus() }, log: log)
+            activate: { [weak self] in self?.target?.request(.showStatus(setupCommand: false)) }, log: log)
         self.tray = tray
         tray.start()
     }
 
-    private func perform(_ action: TrayAction) {
-        guard let target else { return }
-        switch action {
-        case .none: break
-        case .login: target.requestLogin()
-        case .logout: target.requestLogout()
-        case .clearBadge: _ = try? target.clearBadge()
-        case .acknowledge(let id): target.acknowledge(alert: id)
-        case .setUp: target.setUp()
-        case .showTimeline: target.showTimeline()
-        case .quit:
+    private func perform(_ action: UserRequest?) {
+        guard let target, let action else { return tray?.refresh() ?? () }
+        if action == .quit {
             // After the host's call is answered: stopping closes the connection.
-            let later = loop.makeTimer { [weak self] in self?.target?.quit() }
+            let later = loop.makeTimer { [weak self] in self?.target?.request(.quit) }
             quitTimer = later
             later.arm(after: .zero)
+        } else {
+            target.request(action)
         }
         tray?.refresh()
     }

@@ -1,6 +1,7 @@
 import CCProtocol
 import CurlTransport
 import CCRelayCore
+import CoreVocabulary
 
 /// A login's exchange read once, for everything the shell takes from it:
 /// the answer the state machine acts on, the grant, the problem `GetStatus`
@@ -15,7 +16,7 @@ struct LoginReading {
         answer = ExchangeReading.loginAnswer(exchange)
         problem = exchange.outcome.problem
         if case .loggedIn(let grant) = exchange.outcome {
-            self.grant = (grant.session, grant.ip, ServerLocationPolicy(rawValue: grant.location.rawValue) ?? .none)
+            self.grant = (grant.session, grant.ip, grant.location)
             droppedNotices = grant.droppedNotices
         } else {
             grant = nil

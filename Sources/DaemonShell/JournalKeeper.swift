@@ -3,6 +3,7 @@ import DBus
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 /// Keeps the daemon's `AlertStore` usable through a full, read-only or
 /// failing disk: the daemon runs on without persistence, says so once per

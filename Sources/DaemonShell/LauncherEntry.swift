@@ -1,6 +1,7 @@
 import AlertJournal
 import DBus
 import CCRelayCore
+import CoreVocabulary
 import DesktopServices
 
 /// The dock badge, through the Unity LauncherEntry API that GNOME's Dash to

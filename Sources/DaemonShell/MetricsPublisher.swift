@@ -1,3 +1,4 @@
+import CoreVocabulary
 import AlertJournal
 import CCProtocol
 import DesktopServices

@@ -47,7 +47,7 @@ final class SrunCampusClient: CampusClient {
         let settings = configuration.srun
         let srun = SrunConfiguration(
             portal: configuration.serverURL, acID: settings.acID.map(String.init) ?? "1", domain: settings.domain,
-            passwordDigest: SrunPasswordDigest(rawValue: settings.digest.rawValue) ?? .hmac, doubleStack: settings.doubleStack,
+            passwordDigest: settings.digest, doubleStack: settings.doubleStack,
             caFile: configuration.caFile, pinnedKey: configuration.pinnedKey, interface: configuration.interface)
         try SrunClient.check(srun)
         if let caFile = configuration.caFile {

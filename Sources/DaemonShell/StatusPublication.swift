@@ -1,6 +1,7 @@
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 extension DaemonStatus {
     /// What `GetStatus` answers for a published snapshot, read at `now`.

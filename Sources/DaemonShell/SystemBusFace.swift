@@ -3,6 +3,7 @@ import DBus
 import DesktopServices
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -27,7 +28,6 @@ final class SystemBusFace: DesktopFace {
     /// `io.github.ccrelay.CCRelay`, or an instance's `io.github.ccrelay.CCRelay.NAME`.
     private let busName: String
     private weak var target: ControlTarget?
-    private var snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
 
     /// Connects to the system bus (`$DBUS_SYSTEM_BUS_ADDRESS`, else the standard socket).
     init(loop: any EventScheduler, instance: String? = nil, log: @escaping (String) -> Void,
@@ -39,10 +39,9 @@ final class SystemBusFace: DesktopFace {
         bus = try Connection(bus: .system, loop: loop)
     }
 
-    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
+    func start(serving target: ControlTarget, done: @escaping (BusNameError?) -> Void) {
         loop.preconditionIsCurrent()
         self.target = target
-        snapshot = initial
         bus.export([ControlAPI.interface(for: target) { [weak self] in self?.status() }], at: ControlNames.path)
         // systemd restarts the service (Restart=always): a new process joins the new bus.
         bus.onDisconnect = { [log] in
@@ -53,9 +52,8 @@ final class SystemBusFace: DesktopFace {
         BusName.claim(busName, on: bus, stop: "systemctl stop \(unit)", done: done)
     }
 
-    func publish(_ snapshot: DaemonSnapshot) {
-        let change = SnapshotChange(from: self.snapshot, to: snapshot)
-        self.snapshot = snapshot
+    func publish(_ snapshot: DaemonSnapshot, previous: DaemonSnapshot?) {
+        let change = SnapshotChange(from: previous, to: snapshot)
         guard !change.properties.isEmpty else { return }
         let names = change.properties.map(\.rawValue)
         do {
@@ -67,7 +65,7 @@ final class SystemBusFace: DesktopFace {
 
     private func status() -> DaemonStatus? {
         guard let target else { return nil }
-        return target.status(of: snapshot, at: Instant(sinceBoot: loop.now), wallClock: loop.wallClock)
+        return target.status(of: target.snapshot, at: Instant(sinceBoot: loop.now), wallClock: loop.wallClock)
     }
 
     func post(_ alert: Alert) {

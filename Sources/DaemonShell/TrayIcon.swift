@@ -29,7 +29,7 @@ final class TrayIcon {
 
     private var connection: Connection
     private let facts: () -> TrayFacts
-    private let perform: (TrayAction) -> Void
+    private let perform: (UserRequest?) -> Void
     private let activate: () -> Void
     private let log: (String) -> Void
     private let name = "org.kde.StatusNotifierItem-\(getpid())-1"
@@ -46,7 +46,7 @@ final class TrayIcon {
     static let registrationAttemptLimit = 5
 
     /// `perform` runs a clicked menu entry; `activate` is the primary click (the status bubble).
-    init(connection: Connection, facts: @escaping () -> TrayFacts, perform: @escaping (TrayAction) -> Void,
+    init(connection: Connection, facts: @escaping () -> TrayFacts, perform: @escaping (UserRequest?) -> Void,
          activate: @escaping () -> Void, log: @escaping (String) -> Void) {
         self.connection = connection
         self.facts = facts

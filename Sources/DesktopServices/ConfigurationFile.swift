@@ -1,3 +1,4 @@
+import CoreVocabulary
 import FileAccess
 import CCRelayCore
 #if canImport(Glibc)
@@ -38,12 +39,12 @@ public enum ConfigurationFile {
         case .success(let read): bytes = read
         case .failure(.missing(let reason)) where isDenied(path):
             // There, but not for this user (the system service's is the service's alone).
-            return failure(AlertCatalogue.fill(Localization.localize(
+            return failure(TextTemplate.fill(Localization.localize(
                 "cannot read the configuration: %s: only its owner may (the system service's: root and the service); check it as root: sudo ccrelay --system config check"),
                 [reason]))
         case .failure(.missing(let reason)):
-            return failure(AlertCatalogue.fill(Localization.localize("cannot read the configuration: %s; create it (the README and ccrelay(1), FILES, list its keys)"), [reason]))
-        case .failure(let problem): return failure(AlertCatalogue.fill(Localization.localize("cannot read the configuration: %s"), ["\(problem)"]))
+            return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s; create it (the README and ccrelay(1), FILES, list its keys)"), [reason]))
+        case .failure(let problem): return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s"), ["\(problem)"]))
         }
         if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return failure(Localization.localize("the configuration is not UTF-8 text")) }

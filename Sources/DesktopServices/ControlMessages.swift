@@ -1,6 +1,7 @@
 import AlertJournal
 import DBus
 import CCRelayCore
+import CoreVocabulary
 
 /// The names of the daemon's D-Bus API (docs/design.md), shared by the daemon and the CLI.
 public enum ControlNames {

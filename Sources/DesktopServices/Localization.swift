@@ -1,5 +1,6 @@
 import CLinux
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

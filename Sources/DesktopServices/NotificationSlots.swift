@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// The notifier's bookkeeping, without D-Bus (as dunst's `queues.c` is kept
 /// apart from its D-Bus glue): which bubble each alert kind has on the

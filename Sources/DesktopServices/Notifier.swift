@@ -1,6 +1,7 @@
 import DBus
 import EventLoop
 import CCRelayCore
+import CoreVocabulary
 
 /// A client of the desktop's notification server
 /// (`org.freedesktop.Notifications`) that shows one bubble per alert kind.

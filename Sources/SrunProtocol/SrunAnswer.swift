@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// One answer of the portal's CGI, read: `callback(<json>)` with exactly the
 /// callback sent and nothing after the `)`, or plain JSON. Only the

@@ -42,12 +42,11 @@ public final class SrunClient: @unchecked Sendable {
     private struct Tally {
         let deadline: Duration
         var status = 0
-        var code = 0
         var opened = 0
         var requests = 0
 
         func exchange<Answer>(_ outcome: SrunOutcome<Answer>) -> SrunExchange<Answer> {
-            SrunExchange(outcome: outcome, httpStatus: status, curlCode: code, connectionsOpened: opened, requests: requests)
+            SrunExchange(outcome: outcome, httpStatus: status, connectionsOpened: opened, requests: requests)
         }
     }
 
@@ -312,7 +311,6 @@ public final class SrunClient: @unchecked Sendable {
         let started = multi.start(easy) { [weak self] code in
             var tally = tally
             tally.requests += 1
-            tally.code = Int(code.rawValue)
             tally.status = response.headComplete ? response.status : easy.info(CURLINFO_RESPONSE_CODE)
             tally.opened += easy.info(CURLINFO_NUM_CONNECTS)
             var fetched = Fetched(status: tally.status, body: response.bytes, redirect: Self.redirect(easy))

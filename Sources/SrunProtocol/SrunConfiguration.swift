@@ -1,3 +1,4 @@
+import CCRelayCore
 import CurlTransport
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ public struct SrunConfiguration: Sendable, Hashable {
     public var acID: String
     /// Appended to the user name, as the portal's domain list does (`@cmcc`); empty for none.
     public var domain: String
-    public var passwordDigest: SrunPasswordDigest
+    public var passwordDigest: SrunSettings.Digest
     /// This computer's address to log in; nil: the one the portal sees (the challenge's `client_ip`).
     public var ip: String?
     /// `double_stack=1` (Tsinghua); 0 elsewhere.
@@ -34,7 +35,7 @@ public struct SrunConfiguration: Sendable, Hashable {
     /// and once more after an expired challenge) unless its caller gives one: 60 s.
     public var operationTimeout: Duration
 
-    public init(portal: String, acID: String, domain: String = "", passwordDigest: SrunPasswordDigest = .hmac, ip: String? = nil,
+    public init(portal: String, acID: String, domain: String = "", passwordDigest: SrunSettings.Digest = .hmac, ip: String? = nil,
                 doubleStack: Bool = false, os: String = "Linux", platform: String = "Linux", caFile: String? = nil, pinnedKey: String? = nil,
                 interface: String? = nil, connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(20),
                 operationTimeout: Duration = .seconds(60)) {

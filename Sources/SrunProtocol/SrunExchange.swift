@@ -6,17 +6,14 @@ public struct SrunExchange<Answer: Sendable>: Sendable {
     public var outcome: SrunOutcome<Answer>
     /// The HTTP status of the operation's last request, or 0 when none came.
     public var httpStatus: Int
-    /// libcurl's result of the last request (0 is CURLE_OK).
-    public var curlCode: Int
     /// New connections opened over all the operation's requests (0 when the kept one served them).
     public var connectionsOpened: Int
     /// Requests made (a login makes two, four after an expired challenge).
     public var requests: Int
 
-    public init(outcome: SrunOutcome<Answer>, httpStatus: Int = 0, curlCode: Int = 0, connectionsOpened: Int = 0, requests: Int = 0) {
+    public init(outcome: SrunOutcome<Answer>, httpStatus: Int = 0, connectionsOpened: Int = 0, requests: Int = 0) {
         self.outcome = outcome
         self.httpStatus = httpStatus
-        self.curlCode = curlCode
         self.connectionsOpened = connectionsOpened
         self.requests = requests
     }

@@ -1,10 +1,11 @@
 import CCRelayCore
+import CoreVocabulary
 import SrunCodec
 
 /// The values of `srun_portal?action=login`, made from the challenge's
 /// token as the portal's script makes them:
 ///
-///     hmd5   = HMAC-MD5(token, password) (or a `SrunPasswordDigest` variant)
+///     hmd5   = HMAC-MD5(token, password) (or a `SrunSettings.Digest` variant)
 ///     info   = "{SRBX1}" + SrunBase64(XEncode(JSON{username,password,ip,acid,enc_ver}, token))
 ///     chksum = SHA-1(token+username+token+hmd5+token+ac_id+token+ip+token+n+token+type+token+info)
 ///
@@ -23,7 +24,7 @@ struct SrunLoginForm: CustomStringConvertible {
     let ip: String
     let acID: String
 
-    init(username: String, password: String, token: String, ip: String, acID: String, digest: SrunPasswordDigest) {
+    init(username: String, password: String, token: String, ip: String, acID: String, digest: SrunSettings.Digest) {
         let key = Array(token.utf8)
         hmd5 =
             switch digest {

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// A request's query string: names and values in the order the portal's
 /// script sends them, each value percent-encoded (letters, digits and

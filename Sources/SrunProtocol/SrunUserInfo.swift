@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// What `rad_user_info` says about the address asking: the portal's only
 /// "am I online" answer (it never says why a session ended).

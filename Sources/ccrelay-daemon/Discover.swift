@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import DaemonShell
 import DesktopServices
 import EventLoop

@@ -3,7 +3,10 @@ import EventLoop
 import DesktopServices
 import DaemonShell
 import CCRelayCore
+import CoreVocabulary
 import CLinux
+import Forwarding
+import ForwardingTransport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,7 +56,7 @@ func check(_ path: String, system: Bool) -> Never {
     for warning in loaded.warnings { log("warning: \(warning)") }
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
-    if system && configuration.relayTargets.isEmpty {
+    if system && configuration.forwardTargets.isEmpty {
         log("warning: \(path): no [relay] target: on a machine without a desktop nobody will hear about a logout "
             + "(add forward = URL — bark://, schan://, tgram://, … — or ntfy = URL, gotify = URL, webhook = URL under [relay]; the system log has the alerts too)")
     }
@@ -84,12 +87,12 @@ func tryLogin(_ path: String, bundlePasswordOnStdin: Bool) -> Never {
                 _ = line.withCString { write(1, $0, strlen($0)) }
                 exit(0)
             case .refused(let sentence, let code):
-                log(AlertCatalogue.fill(Localization.localize("the server did not log you in: %s"), [sentence]))
+                log(TextTemplate.fill(Localization.localize("the server did not log you in: %s"), [sentence]))
                 // A TLS server spoken to in plain HTTP closes the connection or answers bytes that are no HTTP.
                 if configuration.serverProtocol == .cc1, configuration.serverURL.lowercased().hasPrefix("http://"),
                     [.protocolError, .connectionLost].contains(code)
                 {
-                    log(AlertCatalogue.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
+                    log(TextTemplate.fill(Localization.localize("hint: if the server speaks TLS, use https://%s"),
                                             [String(configuration.serverURL.dropFirst("http://".count))]))
                 }
                 exit(1)
@@ -110,43 +113,29 @@ func relayTest(_ path: String, target name: String?) -> Never {
     let loaded = ConfigurationCheck.load(path, log: log)
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
-    let targets = RelayTrial.targets(configuration, matching: name)
+    let targets = ForwardTrial.targets(configuration, matching: name)
     guard !targets.isEmpty else {
-        if configuration.relayTargets.isEmpty {
-            log(AlertCatalogue.fill(Localization.localize("%s forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))"), [path]))
+        if configuration.forwardTargets.isEmpty {
+            log(TextTemplate.fill(Localization.localize("%s forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))"), [path]))
             exit(1)
         }
-        log(AlertCatalogue.fill(Localization.localize("no [relay] target matches '%s'; configured: %s"), [name ?? "", configuration.relayTargets.map(\.displayName).joined(separator: ", ")]))
+        log(TextTemplate.fill(Localization.localize("no [relay] target matches '%s'; configured: %s"), [name ?? "", configuration.forwardTargets.map(\.displayName).joined(separator: ", ")]))
         exit(2)
     }
     var failed = false
     do {
         let loop = try EventLoop()
-        RelayTrial.run(
-            targets, caFile: configuration.relayCAFile, version: ccrelayVersion, loop: loop,
+        ForwardTrial.run(
+            targets, caFile: configuration.forwardCAFile, version: ccrelayVersion, loop: loop,
             report: { target, answer in
                 failed = failed || !answer.delivered
-                let said = answer.text.isEmpty ? "" : ": " + answer.text
-                // A mail's status is the SMTP reply code (a 4xx there means: try later).
-                let mail = target.hasPrefix(RelayTarget.Service.mail.title + " ")
-                // The daemon's own verdict (RelayVerdict): what the lanes would do with this answer.
-                let verdict =
-                    switch answer.verdict {
-                    case .delivered: AlertCatalogue.fill(Localization.localize("%s: delivered (%s %s)"), [target, mail ? "SMTP" : "HTTP", "\(answer.status)"]) + said
-                    // The target refuses everything (a wrong key, token or login): fix the URL.
-                    case .targetRefused(let why): AlertCatalogue.fill(Localization.localize("%s: refused: %s"), [target, why])
-                    // This message alone (too long, …): others would go.
-                    case .messageRefused(let why): AlertCatalogue.fill(Localization.localize("%s: refused this message: %s"), [target, why])
-                    case .retry(let why) where answer.status == 0: AlertCatalogue.fill(Localization.localize("%s: unreachable: %s"), [target, why])
-                    case .retry(let why): AlertCatalogue.fill(Localization.localize("%s: not delivered: %s (the daemon would try again)"), [target, why])
-                    }
-                let line = verdict + "\n"
+                let line = ForwardTrial.line(target, answer) + "\n"
                 _ = line.withCString { write(1, $0, strlen($0)) }
             },
             done: { exit(failed ? 1 : 0) })
         loop.run()
     } catch {
-        log(AlertCatalogue.fill(Localization.localize("cannot send the test message: %s"), ["\(error)"]))
+        log(TextTemplate.fill(Localization.localize("cannot send the test message: %s"), ["\(error)"]))
     }
     exit(1)
 }

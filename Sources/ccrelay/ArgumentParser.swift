@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// A usage error: the message, and the exit status 2 it leads to.
 struct UsageError: Error {

@@ -1,5 +1,6 @@
 import AlertJournal
 import CCRelayCore
+import CoreVocabulary
 import DBus
 import DBusAsync
 import DesktopServices

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import DesktopServices
 
 /// A subcommand: its name, one line for the overview, its usage text, the

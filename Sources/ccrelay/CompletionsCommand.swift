@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// `ccrelay completions bash|zsh|fish`: shell completion scripts generated
 /// from the command table, so that they never fall behind the parser.
 enum CompletionsCommand {

@@ -7,6 +7,7 @@ import EventLoop
 import FileAccess
 import FoundationEssentials
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,7 @@ import DBus
 import DBusAsync
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 
 /// `ccrelay history`: the alert journal, newest first.
 enum HistoryCommand {

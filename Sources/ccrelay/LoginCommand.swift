@@ -3,6 +3,7 @@ import DBusAsync
 import DispatchLoop
 import Dispatch
 import CCRelayCore
+import CoreVocabulary
 import DesktopServices
 #if canImport(Glibc)
 import Glibc

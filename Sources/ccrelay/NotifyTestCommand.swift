@@ -5,6 +5,7 @@ import Dispatch
 import FoundationEssentials
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 
 /// `ccrelay notify-test`: shows one example of each alert kind through the
 /// desktop's notification server and reports what the server answered.

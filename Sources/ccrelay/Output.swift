@@ -1,5 +1,6 @@
 import FoundationEssentials
 import CCRelayCore
+import CoreVocabulary
 #if canImport(Glibc)
 import Glibc
 #endif

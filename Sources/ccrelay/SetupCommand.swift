@@ -5,6 +5,7 @@ import DispatchLoop
 import EventLoop
 import FileAccess
 import CCRelayCore
+import Forwarding
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -284,7 +285,7 @@ enum SetupCommand {
         }
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.
-        var relay = (RelayTarget.Service.keyed.map(\.rawValue) + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
+        var relay = (PushServices.configurationKeys + ["forward"]).compactMap { key in parsed.values[key].map { (key, $0) } }
         if account != nil && asking && relay.isEmpty && current["relay"] == nil, let target = SystemSetup.askForwarding() {
             relay.append(target)
         }
@@ -315,7 +316,7 @@ enum SetupCommand {
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
-        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.relayTargets.isEmpty ?? true)
+        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.forwardTargets.isEmpty ?? true)
 
         // The answers are tried from a private file next to the real one (the system service's: among
         // its staged copies), which is written only after a login; it goes with setup, however setup ends.
@@ -462,8 +463,8 @@ enum SetupCommand {
             answers["domain"] = configuration.srun.domain.isEmpty ? nil : configuration.srun.domain
         }
         // Not a question's default: whether alerts are forwarded already (setup --system asks for a target only if not).
-        answers["relay"] = configuration.relayTargets.first?.displayName
-        answers["relay-ca-file"] = configuration.relayCAFile
+        answers["relay"] = configuration.forwardTargets.first?.displayName
+        answers["relay-ca-file"] = configuration.forwardCAFile
         return answers
     }
 

@@ -1,4 +1,6 @@
+import CoreVocabulary
 import CCRelayCore
+import Forwarding
 import DesktopServices
 
 /// `setup --edit` (and `--force`) on a file with wrong lines: its answers
@@ -36,7 +38,7 @@ enum SetupEdit {
         answers["ac-id"] = editor.value("srun", "ac-id")
         answers["domain"] = editor.value("srun", "domain")
         answers["relay-ca-file"] = path(editor.value("relay", "ca-file"))
-        answers["relay"] = (RelayTarget.Service.keyed.map(\.rawValue) + ["forward"]).lazy.compactMap { editor.value("relay", $0) }.first
+        answers["relay"] = (PushServices.configurationKeys + ["forward"]).lazy.compactMap { editor.value("relay", $0) }.first
         return answers
     }
 }

@@ -1,4 +1,6 @@
+import CoreVocabulary
 import CCRelayCore
+import Forwarding
 import DesktopServices
 import EventLoop
 import FileAccess
@@ -13,7 +15,7 @@ import Glibc
 /// session per account, a second login would end it).
 enum SetupForward {
     /// The options of this form (besides `--config` and the flags `--yes`, `--edit`, `--no-autostart`).
-    static let options = RelayTarget.Service.keyed.map(\.rawValue) + ["forward", "forward-ca-file"]
+    static let options = PushServices.configurationKeys + ["forward", "forward-ca-file"]
 
     /// Whether the command line only adds forwarding to the configuration at `path`, which exists.
     static func applies(_ parsed: ParsedArguments, path: String) -> Bool {

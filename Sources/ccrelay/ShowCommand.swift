@@ -3,6 +3,7 @@ import DBusAsync
 import DesktopServices
 import DispatchLoop
 import CCRelayCore
+import CoreVocabulary
 import Dispatch
 
 /// `ccrelay show`: what launching CC Relay does (the menu, the dock): the

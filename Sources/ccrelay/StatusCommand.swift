@@ -2,8 +2,10 @@ import DBus
 import DBusAsync
 import FoundationEssentials
 import CCRelayCore
+import CoreVocabulary
 import DesktopServices
 import EventLoop
+import Forwarding
 
 /// `ccrelay status [--json] [--watch]`: the daemon's view of the session.
 enum StatusCommand {

@@ -1,3 +1,4 @@
+import CCRelayCore
 /// The command line of `ccsim`.
 struct Options {
     /// The protocol the simulator speaks on its service port.
@@ -122,10 +123,10 @@ struct Options {
                 options.clientCA = try value(argument)
             case "--interval":
                 cc1Only.append(argument)
-                options.interval = try number(argument, 1...3600)
+                options.interval = try number(argument, ServerTiming.intervals)
             case "--timeout":
                 cc1Only.append(argument)
-                options.timeout = try number(argument, 1...86400)
+                options.timeout = try number(argument, ServerTiming.timeouts)
             case "--ac-id":
                 srunOnly.append(argument)
                 options.srun.acID = try number(argument, 0...99999)

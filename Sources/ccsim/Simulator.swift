@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Synchronization
+import CoreVocabulary
 
 /// The CC/1 server the simulator plays: sessions, server-side expiry, and
 /// the faults the control API injects. Thread-safe: all state is behind `state`.

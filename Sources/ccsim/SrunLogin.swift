@@ -1,5 +1,6 @@
 import FoundationEssentials
 import SrunCodec
+import CoreVocabulary
 
 /// `action=login`, judged in the order of ccsim --help ("Login checks run in this order").
 extension SrunState {

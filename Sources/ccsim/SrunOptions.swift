@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// The command line of `ccsim --protocol srun`, and its part of `--help`.
 struct SrunOptions: Sendable {
     /// What a login does when its account is at `--session-limit`.

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 /// A request to the Srun portal: the host it was meant for, its path and its query.
 struct SrunRequest: Sendable {

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// One row of the portal's online table (the BAS's view), as `GET /control/sessions` shows it.
 struct SrunSession: Sendable, Encodable {
     /// How the session came to be.

@@ -4,6 +4,7 @@ import Foundation
 import CCRelayCore
 import CurlTransport
 import Testing
+import CoreVocabulary
 
 /// The reply classifier against hostile bodies and headers: every number
 /// of any size, sign or type is bounded, a malformed notice is dropped and

@@ -5,6 +5,7 @@ import Foundation
 import CCRelayCore
 import TestSupport
 import Testing
+import CoreVocabulary
 
 /// Where real mutual-TLS servers refuse a student certificate — in the
 /// handshake, with a TLS alert (openssl s_server here, not ccsim) — and

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The account as a Srun portal reports it (issue 32): addresses cut, and a

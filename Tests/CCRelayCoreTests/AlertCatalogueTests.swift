@@ -1,5 +1,6 @@
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The alert table of docs/design.md, and the translations of every alert text.
@@ -17,7 +18,7 @@ import Testing
             .serverUntrusted: ("x-ccrelay.trust", .normal, 1),
             .notice: ("x-ccrelay.notice", .normal, 1),
             .backOnline: ("network.connected", .low, 0),
-            .relayRefused: ("x-ccrelay.relay", .normal, 1),
+            .forwardRefused: ("x-ccrelay.relay", .normal, 1),
             .notSetUp: ("x-ccrelay.auth", .critical, 1),
             .noOutsideAccess: ("network.error", .normal, 1),
             .newDevice: ("x-ccrelay.account", .normal, 1),

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// `ConfigurationEditor`, setup's writer: it changes only the keys it is

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Drives a `DaemonCore` on a virtual clock, as the shell does: it fires
@@ -13,6 +14,8 @@ struct CoreRig {
     /// The journal: every alert recorded, and whether it is read.
     var journal: [(alert: Alert, read: Bool)] = []
     var slept: Duration = .zero
+    /// The wall clock given with each event (nil: unknown).
+    var wall: WallTime?
     /// For each event from outside (not the journal's answers): how many
     /// publications it made, and whether the last carried the journal's badge.
     var publicationsPerEvent: [(count: Int, badgeIsTheJournals: Bool)] = []
@@ -40,7 +43,7 @@ struct CoreRig {
     mutating func send(_ event: DaemonEvent) -> [DaemonEffect] {
         depth += 1
         defer { depth -= 1 }
-        let made = core.handle(event, at: now)
+        let made = core.handle(event, at: now, wall: wall)
         effects += made
         var all = made
         var journalChanged = false
@@ -59,7 +62,7 @@ struct CoreRig {
         }
         if journalChanged { all += send(.journalRead(badge: badge, recent: [])) }
         if depth == 1 {
-            let publications = all.compactMap { if case .publish(let snapshot) = $0 { snapshot } else { nil } }
+            let publications = all.compactMap { if case .publish(let snapshot, _) = $0 { snapshot } else { nil } }
             publicationsPerEvent.append((publications.count, publications.last.map { $0.badge == badge } ?? true))
         }
         return all
@@ -108,7 +111,7 @@ struct CoreRig {
             answer: .loggedIn(interval: 60, timeout: 180, notices: []))))
     }
 
-    var publications: [DaemonSnapshot] { effects.compactMap { if case .publish(let snapshot) = $0 { snapshot } else { nil } } }
+    var publications: [DaemonSnapshot] { effects.compactMap { if case .publish(let snapshot, _) = $0 { snapshot } else { nil } } }
     var shown: [Alert] { effects.compactMap { if case .show(let alert) = $0 { alert } else { nil } } }
     var recorded: [Alert] { effects.compactMap { if case .record(let items) = $0 { items.map(\.alert) } else { nil } }.flatMap { $0 } }
     var logged: [String] { effects.compactMap { if case .log(let line) = $0 { line } else { nil } } }
@@ -376,7 +379,7 @@ struct CoreRig {
         configuration.user = "student"
         var rig = CoreRig(.usable(configuration))
         rig.start()
-        #expect(rig.effects.contains { if case .sendLogin("student", _) = $0 { true } else { false } })
+        #expect(rig.effects.contains { if case .sendLogin("student", _, _) = $0 { true } else { false } })
         rig.send(.passwordMissing(user: "student", place: .keyring))
         #expect(rig.core.state == .loggedOut)
         #expect(rig.publications.last?.problem?.code == .noPassword)

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Terminal columns, for the CLI's aligned tables in Chinese.

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The daemon's location rules on their own, as `Session` is tested: a

@@ -1,3 +1,4 @@
+import CoreVocabulary
 @testable import CCRelayCore
 import Testing
 

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// When outside access is checked, and what a check leads to (issue 25): pure, on a virtual clock.

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Text from the network on one log line (issue 31.2): a CR LF is one

@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// Issue 11's classes at the level of the pure state machine: hostile

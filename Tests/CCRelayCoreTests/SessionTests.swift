@@ -1,5 +1,7 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
+import Forwarding
 
 /// Drives a `Session` on a virtual clock, firing its one timer like the daemon's timerfd.
 struct VirtualDaemon {
@@ -440,6 +442,6 @@ extension SessionEffect {
     }
 
     @Test func backOnlineIsForwardedByDefault() {
-        #expect(RelaySelection.standard.kinds.contains(.backOnline))
+        #expect(ForwardSelection.standard.kinds.contains(.backOnline))
     }
 }

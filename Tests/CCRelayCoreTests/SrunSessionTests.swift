@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// What a Srun portal's session looks like to the user (issue 32), on the

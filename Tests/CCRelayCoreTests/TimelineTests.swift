@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The timeline (issue 25): every change of state is recorded with its cause,

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The tray's look and menu for each state (issue 13): icon, Status, tooltip, entries.
@@ -85,7 +86,7 @@ import Testing
                            "    alert__4", "    alert__5", "Why it happened (timeline)…", "Set up…", "Quit CC Relay"])
         #expect(menu.first { $0.id == 9 }?.action == .showTimeline, "the alerts link to the timeline that says why")
         #expect(menu.first?.enabled == false, "the state line is not a button")
-        #expect(menu.first { $0.label == "● alert__1" }?.action == .acknowledge(99))
+        #expect(menu.first { $0.label == "● alert__1" }?.action == .acknowledge(alertID: 99))
         #expect(menu.first { $0.label == "    alert__3" }?.enabled == false, "an acknowledged alert has nothing to do")
         #expect(Set(menu.map(\.id)).count == menu.count, "ids are unique")
         let out = TrayModel.menu(facts(.loggedOut), localize: .english)

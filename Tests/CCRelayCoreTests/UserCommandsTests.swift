@@ -1,4 +1,5 @@
 @testable import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The system service's texts name its own commands (issue 31.14): no

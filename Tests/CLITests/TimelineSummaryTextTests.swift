@@ -1,3 +1,4 @@
+import CoreVocabulary
 @testable import ccrelay
 import CCRelayCore
 import Testing

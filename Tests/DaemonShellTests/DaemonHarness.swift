@@ -7,6 +7,9 @@ import DesktopServices
 import EventLoop
 import Foundation
 import CCRelayCore
+import CoreVocabulary
+import Forwarding
+import ForwardingTransport
 
 /// The daemon shell on the embedded loop: virtual time, a scripted CC/1
 /// server, a desktop face that records what it is asked, a journal in a
@@ -48,7 +51,7 @@ final class DaemonHarness {
             campus: CCCampusClient(server), desktop: desktop, systemWatch: { [system] onEvent in
                 system.onEvent = onEvent
                 return system
-            }, relayTransport: { [relay] target in relay.lane(for: target) }, outsideProbe: probe, storePath: folder + "/alerts.db",
+            }, forwardTransport: { [relay] target in relay.lane(for: target) }, outsideProbe: probe, storePath: folder + "/alerts.db",
             process: ProcessHooks(
                 notify: { [processLog] in processLog.notifications.append($0) }, watchdogPeriod: watchdog,
                 sleptSinceBoot: { [processLog] in processLog.slept }, restart: { [processLog] _ in processLog.restarts += 1 },
@@ -131,7 +134,7 @@ final class ScriptedServer: CCTransport {
     func answer(_ outcome: Outcome) {
         guard !waiting.isEmpty else { return }
         let (_, completion) = waiting.removeFirst()
-        completion(Exchange(outcome: outcome, httpStatus: 200, curlCode: 0, connectionsOpened: 0))
+        completion(Exchange(outcome: outcome, httpStatus: 200, connectionsOpened: 0))
         if waiting.isEmpty {
             let drops = dropsWaiting
             dropsWaiting = []
@@ -151,13 +154,13 @@ final class ScriptedServer: CCTransport {
 
 /// Relay targets the test answers by hand: each target's requests wait until answered.
 final class ScriptedRelay {
-    final class Lane: RelayTransport {
-        let target: RelayTarget
-        private(set) var requests: [RelayRequest] = []
-        private var waiting: [(RelayAnswer) -> Void] = []
-        init(target: RelayTarget) { self.target = target }
+    final class Lane: ForwardTransport {
+        let target: ForwardTarget
+        private(set) var requests: [ForwardRequest] = []
+        private var waiting: [(ForwardAnswer) -> Void] = []
+        init(target: ForwardTarget) { self.target = target }
 
-        func post(_ request: RelayRequest, completion: @escaping (RelayAnswer) -> Void) {
+        func post(_ request: ForwardRequest, completion: @escaping (ForwardAnswer) -> Void) {
             requests.append(request)
             waiting.append(completion)
         }
@@ -165,29 +168,29 @@ final class ScriptedRelay {
         var pending: Int { waiting.count }
 
         /// Answers the oldest waiting request: 200, or the failure given (with its HTTP status, 0 for none),
-        /// judged as `RelayPoster` judges it — a refusal in the service's own words (`refusedByService`) refuses the target.
+        /// judged as `ForwardPoster` judges it — a refusal in the service's own words (`refusedByService`) refuses the target.
         func answer(failure: String? = nil, status: Int = 0, refusedByService: Bool = false) {
-            let verdict: RelayVerdict =
-                if let failure { refusedByService ? .targetRefused(failure) : RelayAnswerRule.byStatus(status, failure) } else { .delivered }
+            let verdict: ForwardVerdict =
+                if let failure { refusedByService ? .refused(failure) : AnswerRule.byStatus(status, failure) } else { .delivered }
             answer(verdict, status: failure == nil ? 200 : status)
         }
 
         /// Answers the oldest waiting request with `verdict`.
-        func answer(_ verdict: RelayVerdict, status: Int) {
+        func answer(_ verdict: ForwardVerdict, status: Int) {
             guard !waiting.isEmpty else { return }
-            waiting.removeFirst()(RelayAnswer(status: status, text: "{}", verdict: verdict))
+            waiting.removeFirst()(ForwardAnswer(status: status, text: "{}", verdict: verdict))
         }
     }
 
     private(set) var lanes: [Lane] = []
 
-    func lane(for target: RelayTarget) -> Lane {
+    func lane(for target: ForwardTarget) -> Lane {
         let lane = Lane(target: target)
         lanes.append(lane)
         return lane
     }
 
-    subscript(_ service: RelayTarget.Service) -> Lane { lanes.first { $0.target.service == service }! }
+    subscript(_ service: String) -> Lane { lanes.first { $0.target.service.name == service }! }
 }
 
 /// The outside-access probe as the test answers it: each check waits until answered.
@@ -242,17 +245,17 @@ final class RecordingDesktop: DesktopFace {
     private(set) var badges: [BadgeState] = []
     private(set) var announced: [ControlProperty] = []
     private(set) var target: ControlTarget?
-    /// What the face was to show before the first publication (what an activating `GetStatus` is answered with).
+    /// What the target showed as the face started (what an activating `GetStatus` is answered with).
     private(set) var shownAtStart: DaemonSnapshot?
 
-    func start(serving target: ControlTarget, showing initial: DaemonSnapshot, done: @escaping (BusNameError?) -> Void) {
+    func start(serving target: ControlTarget, done: @escaping (BusNameError?) -> Void) {
         self.target = target
-        shownAtStart = initial
+        shownAtStart = target.snapshot
         done(nil)
     }
 
-    func publish(_ snapshot: DaemonSnapshot) {
-        let change = SnapshotChange(from: published.last, to: snapshot)
+    func publish(_ snapshot: DaemonSnapshot, previous: DaemonSnapshot?) {
+        let change = SnapshotChange(from: previous, to: snapshot)
         published.append(snapshot)
         if change.badge { badges.append(snapshot.badge) }
         announced += change.properties

@@ -9,7 +9,7 @@ import Testing
 /// dropped notices and the location verdict.
 @Suite struct ExchangeReadingTests {
     func exchange(_ outcome: Outcome, status: Int = 200) -> Exchange {
-        Exchange(outcome: outcome, httpStatus: status, curlCode: 0, connectionsOpened: 0)
+        Exchange(outcome: outcome, httpStatus: status, connectionsOpened: 0)
     }
 
     @Test func anAcceptedKeepAliveCarriesItsTimingNoticesAndDroppedCount() {

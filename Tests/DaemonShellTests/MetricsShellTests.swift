@@ -128,10 +128,10 @@ import TestSupport
                 harness.server.answer(ScriptedServer.accepted())
                 harness.loop.runPending()
             }
-            harness.daemon.requestLogout()
+            harness.daemon.request(.logout)
             harness.server.answer(.loggedOut(reason: "logout", message: nil))
             harness.loop.runPending()
-            harness.daemon.requestLogin()
+            harness.daemon.request(.login)
             harness.server.answer(ScriptedServer.loggedIn(interval: 60, timeout: 180))
             harness.loop.runPending()
         }
@@ -143,7 +143,7 @@ import TestSupport
         #expect(rig.loop.armedTimers == plain.loop.armedTimers && rig.loop.nextDeadline == plain.loop.nextDeadline, "no retry timer")
         // The folder appears: the next change writes, says so once, and the note goes.
         try FileManager.default.createDirectory(atPath: rig.folder + "/missing", withIntermediateDirectories: true)
-        rig.daemon.requestLogout()
+        rig.daemon.request(.logout)
         rig.server.answer(.loggedOut(reason: "logout", message: nil))
         rig.loop.runPending()
         #expect((try? String(contentsOfFile: rig.folder + "/missing/ccrelay.prom", encoding: .utf8))?.contains(#"state="offline""#) == true)

@@ -6,6 +6,7 @@ import DesktopServices
 import EventLoop
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import Testing
 import TestSupport
 
@@ -18,19 +19,14 @@ import TestSupport
     final class CountingTarget: ControlTarget {
         var badgeClears = 0
         let version = "test"
+        var snapshot = DaemonSnapshot(state: .online, badge: BadgeState(count: 7, urgent: false))
         func clearBadge() throws(DBusError) -> UInt32 {
             badgeClears += 1
             return 7
         }
-        func requestLogin() {}
-        func requestLogout() {}
+        func request(_ request: UserRequest) {}
         func journal(limit: Int) throws(DBusError) -> [JournalEntry] { [] }
         func timeline(since: Double) throws(DBusError) -> [TimelineEntry] { [] }
-        func showStatus(setupCommand: Bool) {}
-        func setUp() {}
-        func showTimeline() {}
-        func acknowledge(alert id: Int64) {}
-        func quit() {}
     }
 
     @Test func aRestartedBusIsRejoinedWithBackOffAndEverythingServedAgain() async throws {
@@ -50,7 +46,7 @@ import TestSupport
         loop.sync {
             guard let face else { return }
             face.onReconnected = { reconnections.update { $0 += 1 } }
-            face.start(serving: target, showing: DaemonSnapshot(state: .online, badge: BadgeState(count: 7, urgent: false))) { error in
+            face.start(serving: target) { error in
                 if let error { logs.update { $0.append("start: \(error)") } }
             }
         }
@@ -90,11 +86,12 @@ import TestSupport
         let loop = thread.loop
         let logs = LockedBox<[String]>([])
         let target = CountingTarget()
+        target.snapshot = DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))
         var face: SessionBusFace? = try loop.sync {
             try SessionBusFace(loop: loop, log: { line in logs.update { $0.append(line) } }, address: .address("unix:path=\(socket)"))
         }
         loop.sync {
-            face?.start(serving: target, showing: DaemonSnapshot(state: .offline, badge: BadgeState(count: 0, urgent: false))) { _ in }
+            face?.start(serving: target) { _ in }
         }
         #expect(try await first.waitForName(ControlNames.busName))
         // No notification server on this bus: the logout waits.

@@ -2,6 +2,7 @@ import AlertJournal
 import Foundation
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 import TestSupport
 import Testing
 
@@ -143,7 +144,7 @@ import Testing
         #expect(messages.all.isEmpty, "nothing moved aside: \(messages.all)")
         #expect(try store.alerts(limit: 10).map(\.title) == ["notice", "kept"])
         #expect(store.seenNotices() == ["n-1"])
-        #expect(try store.nextForDelivery(to: "webhook https://hooks.example/x")?.title == "kept")
+        #expect(try store.waitingForDelivery(to: "webhook https://hooks.example/x", limit: 1).first?.title == "kept")
         #expect(try sqlite(path, "pragma user_version") == "5")
         try store.record(alert(.credentials, "after"))
         #expect(try store.alerts(limit: 10).count == 3)

@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 @testable import DesktopServices
 import Testing
 

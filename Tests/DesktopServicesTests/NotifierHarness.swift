@@ -3,6 +3,7 @@ import DBusAsync
 import Foundation
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 import TestSupport
 
 /// A Notifier on its own connection to a test bus, recording its events and log.

@@ -2,7 +2,9 @@ import AlertJournal
 import Foundation
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 import Testing
+import Forwarding
 
 /// alerts.db's outbox: queued with the journal entry, delivered oldest first
 /// and once, one key per alert kept across reopening, bounded.
@@ -21,10 +23,10 @@ import Testing
     @Test func anAlertIsQueuedForItsTargetsInTheTransactionThatJournalsIt() throws {
         let store = try store()
         try store.record([(alert("a"), nil), (alert("b", .notice), "n-1")], forwardTo: { $0.kind == .loggedOut ? ["ntfy x", "gotify y"] : [] })
-        let first = try #require(try store.nextForDelivery(to: "ntfy x"))
+        let first = try #require(try store.waitingForDelivery(to: "ntfy x", limit: 1).first)
         #expect(first.title == "a" && first.body == "body of a" && first.kind == .loggedOut && first.urgency == .critical)
         #expect(first.attempts == 0)
-        #expect(try store.nextForDelivery(to: "gotify y")?.key == first.key, "one key per alert, the same for every target")
+        #expect(try store.waitingForDelivery(to: "gotify y", limit: 1).first?.key == first.key, "one key per alert, the same for every target")
         #expect(first.key.count == 32 && first.key.allSatisfy(\.isHexDigit))
         #expect(try store.outboxSummary(for: ["ntfy x", "gotify y", "webhook z"]).map(\.queued) == [1, 1, 0])
         let journal = try store.alerts(limit: 10)
@@ -40,7 +42,7 @@ import Testing
         #expect(waiting.map(\.title) == ["1", "2", "3"])
         try store.markDelivered(waiting[0], answer: "", at: 1000)
         for item in waiting.dropFirst() { try store.markDelivered(item, answer: "", at: 2000) }
-        try store.markDelivered(try #require(try store.nextForDelivery(to: "u")), answer: "", at: 2000)
+        try store.markDelivered(try #require(try store.waitingForDelivery(to: "u", limit: 1).first), answer: "", at: 2000)
         #expect(try store.sentMessages(to: "t", since: 0) == [SentMessage(at: 1000, titles: ["1"]), SentMessage(at: 2000, titles: ["2", "3"])])
         #expect(try store.sentMessages(to: "t", since: 1500).count == 1)
         let history = try store.alerts(limit: 10)
@@ -64,18 +66,18 @@ import Testing
         do {
             let store = try store()
             for title in ["1", "2", "3"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
-            let first = try #require(try store.nextForDelivery(to: "t"))
+            let first = try #require(try store.waitingForDelivery(to: "t", limit: 1).first)
             key = first.key
             try store.beginAttempt(first)
             // Killed here, in the middle of the delivery.
         }
         let store = try store()
-        let again = try #require(try store.nextForDelivery(to: "t"))
+        let again = try #require(try store.waitingForDelivery(to: "t", limit: 1).first)
         #expect(again.title == "1" && again.key == key, "the same alert, with the same key, after a restart")
         #expect(again.attempts == 1, "an attempt cut short counts: the message is marked late")
         try store.markDelivered(again, answer: "{\"id\":\"m1\"}")
-        #expect(try store.nextForDelivery(to: "t")?.title == "2")
-        try store.markFailed(try #require(try store.nextForDelivery(to: "t")), problem: "HTTP 503")
+        #expect(try store.waitingForDelivery(to: "t", limit: 1).first?.title == "2")
+        try store.markFailed(try #require(try store.waitingForDelivery(to: "t", limit: 1).first), problem: "HTTP 503")
         let summary = try #require(try store.outboxSummary(for: ["t"]).first)
         #expect(summary.queued == 2 && summary.lastError == "HTTP 503" && summary.lastDeliveredAt != nil)
         #expect(try store.alerts(limit: 3).map(\.forwarded) == [0, 0, 1])
@@ -86,13 +88,13 @@ import Testing
     @Test func theOutboxKeepsItsLimitWaitingForEachTarget() throws {
         let store = try store(outboxLimit: 3)
         for title in ["1", "2"] { try store.record(alert(title), forwardTo: { _ in ["t", "u"] }) }
-        try store.markDelivered(try #require(try store.nextForDelivery(to: "t")), answer: "")
+        try store.markDelivered(try #require(try store.waitingForDelivery(to: "t", limit: 1).first), answer: "")
         for title in ["3", "4"] { try store.record(alert(title), forwardTo: { _ in ["t", "u"] }) }
-        #expect(try store.nextForDelivery(to: "t")?.title == "2")
+        #expect(try store.waitingForDelivery(to: "t", limit: 1).first?.title == "2")
         #expect(try store.outboxSummary(for: ["t", "u"]).map(\.queued) == [3, 3], "u's four fit no more than three")
-        #expect(try store.nextForDelivery(to: "u")?.title == "2", "the oldest of u's went")
+        #expect(try store.waitingForDelivery(to: "u", limit: 1).first?.title == "2", "the oldest of u's went")
         try store.record(alert("5"), forwardTo: { _ in ["t"] })
-        #expect(try store.nextForDelivery(to: "t")?.title == "3", "then the oldest waiting")
+        #expect(try store.waitingForDelivery(to: "t", limit: 1).first?.title == "3", "then the oldest waiting")
         #expect(try store.outboxSummary(for: ["t"]).first?.queued == 3)
         #expect(try store.alerts(limit: 5).last?.forwarded == 1, "the delivery of 1 is still counted")
     }
@@ -119,7 +121,7 @@ import Testing
         let store = try store()
         #expect(try store.alerts(limit: 10).map(\.title) == ["old"], "the journal is kept")
         try store.record(alert("new"), forwardTo: { _ in ["t"] })
-        #expect(try store.nextForDelivery(to: "t")?.title == "new", "old alerts are not forwarded after an upgrade")
+        #expect(try store.waitingForDelivery(to: "t", limit: 1).first?.title == "new", "old alerts are not forwarded after an upgrade")
     }
 
     /// issue 20: the outbox was keyed by the whole URL, so fixing a token
@@ -133,10 +135,10 @@ import Testing
         }
         try sqlite(path, "PRAGMA user_version = 3;")
         let store = try store()
-        let fixed = try RelayTarget(service: .gotify, url: "https://gotify.campus.example/message?token=RightToken")
+        let fixed = try ForwardTarget(key: "gotify", url: "https://gotify.campus.example/message?token=RightToken")
         #expect(fixed.name == "gotify https://gotify.campus.example/message")
-        #expect(try store.nextForDelivery(to: fixed.name)?.title == "waiting", "the queue carries over to the fixed target")
-        #expect(try store.nextForDelivery(to: old) == nil)
+        #expect(try store.waitingForDelivery(to: fixed.name, limit: 1).first?.title == "waiting", "the queue carries over to the fixed target")
+        #expect(try store.waitingForDelivery(to: old, limit: 1).first == nil)
     }
 
     /// A target removed from [relay]: what waited for it is dropped, and counted so it can be said.
@@ -144,7 +146,7 @@ import Testing
         let store = try store()
         try store.record(alert("1"), forwardTo: { _ in ["kept", "gone"] })
         try store.record(alert("2"), forwardTo: { _ in ["kept", "gone"] })
-        try store.markDelivered(try #require(try store.nextForDelivery(to: "gone")), answer: "")
+        try store.markDelivered(try #require(try store.waitingForDelivery(to: "gone", limit: 1).first), answer: "")
         let dropped = try store.dropOutbox(except: ["kept"])
         #expect(dropped.map(\.target) == ["gone"] && dropped.first?.waiting == 1)
         #expect(try store.outboxSummary(for: ["kept"]).first?.queued == 2)
@@ -155,8 +157,8 @@ import Testing
     @Test func anAlertRefusedForGoodNoLongerWaitsAndTheNextIsDue() throws {
         let store = try store()
         for title in ["big", "next"] { try store.record(alert(title), forwardTo: { _ in ["t"] }) }
-        try store.markRefused(try #require(try store.nextForDelivery(to: "t")), problem: "HTTP 413")
-        #expect(try store.nextForDelivery(to: "t")?.title == "next")
+        try store.markRefused(try #require(try store.waitingForDelivery(to: "t", limit: 1).first), problem: "HTTP 413")
+        #expect(try store.waitingForDelivery(to: "t", limit: 1).first?.title == "next")
         #expect(try store.outboxSummary(for: ["t"]).first?.queued == 1)
         #expect(try store.alerts(limit: 5).map(\.forwardWaiting) == [1, 0])
     }

@@ -2,6 +2,7 @@ import AlertJournal
 import Foundation
 import DesktopServices
 import CCRelayCore
+import CoreVocabulary
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import CCRelayCore
+import CoreVocabulary
 import Testing
 
 /// The daemon's D-Bus API through the real CLI: status (plain, JSON, watch),

@@ -1,5 +1,6 @@
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import TestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import DBus
 import Foundation
 import CCRelayCore
+import CoreVocabulary
 import TestSupport
 import Testing
 

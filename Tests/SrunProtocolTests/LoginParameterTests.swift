@@ -1,3 +1,4 @@
+import CCRelayCore
 import Foundation
 @testable import SrunProtocol
 import SrunCodec
@@ -10,7 +11,7 @@ import Testing
     static let browserInfo =
         "{SRBX1}XeZyRIj96CrbTet5A0MkVI71PG+TRVlmjg4J+MO7KyQNZnVp61YpFPFnmb0eJloq5URTEZa0WjD4vRMClsF47G3sMJZXd3HELFo5yb54UDPWBEPX8gNiUcqsWvbEVAFwehD4PvxBXYY="
 
-    func form(_ digest: SrunPasswordDigest, username: String = "2024000001", password: String = "s3cret pw!") -> SrunLoginForm {
+    func form(_ digest: SrunSettings.Digest, username: String = "2024000001", password: String = "s3cret pw!") -> SrunLoginForm {
         SrunLoginForm(username: username, password: password, token: Self.token, ip: "10.1.2.3", acID: "1", digest: digest)
     }
 

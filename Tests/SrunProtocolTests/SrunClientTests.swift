@@ -1,3 +1,4 @@
+import CCRelayCore
 import CurlTransport
 import EventLoop
 import Foundation
@@ -85,8 +86,8 @@ import Testing
         #expect(headers["User-Agent"] == "ccrelay-test")
     }
 
-    @Test(arguments: SrunPasswordDigest.allCases)
-    func eachDigestFormLogsInToAPortalThatChecksChksum(_ digest: SrunPasswordDigest) async throws {
+    @Test(arguments: SrunSettings.Digest.allCases)
+    func eachDigestFormLogsInToAPortalThatChecksChksum(_ digest: SrunSettings.Digest) async throws {
         let portal = try SrunPortalFixture(["/cgi-bin/get_challenge": [Self.challenge], "/cgi-bin/srun_portal": [Self.loginOK]], token: Self.token)
         let login = try await login(try client(portal) { $0.passwordDigest = digest; $0.ip = "10.9.8.7"; $0.doubleStack = true })
         #expect(login.outcome == .answered(.loggedIn(SrunLoginGrant(onlineIP: "127.0.0.1"))), "\(login.outcome)")

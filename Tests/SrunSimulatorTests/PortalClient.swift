@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import Foundation
 import SrunCodec
 import TestSupport

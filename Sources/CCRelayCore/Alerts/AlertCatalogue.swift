@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// What an alert is about, with the facts its text needs.
 public enum AlertSubject: Sendable, Hashable {
     /// The server ended the session; `message` is the server's own text, if any.
@@ -21,7 +23,7 @@ public enum AlertSubject: Sendable, Hashable {
     case notice(id: String, title: String, body: String, urgency: Urgency)
     case backOnline
     /// A relay target refused a forwarded alert: `target` without secrets, `answer` what it said.
-    case relayRefused(target: String, answer: String)
+    case forwardRefused(target: String, answer: String)
     /// The configuration file exists but cannot be used: `problems`, each `file:line: message`.
     case configurationUnusable(problems: [String])
     /// The running configuration was changed into one that cannot be used; the daemon goes on with the one it had.
@@ -44,7 +46,7 @@ public enum AlertSubject: Sendable, Hashable {
         case .serverUntrusted: .serverUntrusted
         case .notice: .notice
         case .backOnline: .backOnline
-        case .relayRefused: .relayRefused
+        case .forwardRefused: .forwardRefused
         case .configurationUnusable, .changedConfigurationUnusable: .notSetUp
         case .noOutsideAccess: .noOutsideAccess
         case .newDevice: .newDevice
@@ -177,7 +179,7 @@ public enum AlertCatalogue {
                 urgency: .critical, actions: [openAction])
         case .credentials(let problem, let said):
             // The server's own words too (证书已被吊销, E2553: Password is error.).
-            let words = said.map { PrintableText.oneLine($0) }.flatMap { $0.isEmpty ? nil : fill(localize("The server said: %s"), String($0.prefix(300))) }
+            let words = said.map { PrintableText.oneLine($0) }.flatMap { $0.isEmpty ? nil : TextTemplate.fill(localize("The server said: %s"), String($0.prefix(300))) }
             return Alert(
                 kind: .credentials, title: localize("Campus login refused"),
                 body: credentialText(problem, localize) + (words.map { "\n" + $0 } ?? ""),
@@ -185,7 +187,7 @@ public enum AlertCatalogue {
         case .sessionFought(let times, let minutes):
             return Alert(
                 kind: .loggedOut, title: localize("Logged out of the campus network"),
-                body: fill(
+                body: TextTemplate.fill(
                     localize("The portal ended your session %s times in %s minutes: another device, or the portal, keeps ending it. ccrelay stopped logging in again; choose Log in again once the other device is off."),
                     "\(times)", "\(minutes)"),
                 urgency: .critical,
@@ -194,28 +196,28 @@ public enum AlertCatalogue {
         case .newDevice(let kind, let address):
             return Alert(
                 kind: .newDevice, title: localize("Another device logged in to your account"),
-                body: fill(localize("A device (%s) at %s logged in to your campus account while this one is online."), kind, address),
+                body: TextTemplate.fill(localize("A device (%s) at %s logged in to your campus account while this one is online."), kind, address),
                 urgency: .normal, actions: [openAction])
         case .serverUntrusted(let problem):
             return Alert(
                 kind: .serverUntrusted, title: localize("Campus server not trusted"),
-                body: fill(
+                body: TextTemplate.fill(
                     localize("The campus server's identity could not be verified (%s), so nothing was sent to it. This is usually a captive portal: log in to it in a browser. Otherwise check [server] ca-file and pinned-key in ccrelay.conf. ccrelay keeps trying."),
                     trustText(problem, localize)),
                 urgency: .normal, actions: [openAction])
         case .notice(_, let title, let body, let urgency):
             return Alert(kind: .notice, title: title, body: body, urgency: urgency, actions: [openAction])
-        case .relayRefused(let target, let answer):
+        case .forwardRefused(let target, let answer):
             return Alert(
-                kind: .relayRefused, title: localize("Alerts cannot be forwarded"),
-                body: fill(
+                kind: .forwardRefused, title: localize("Alerts cannot be forwarded"),
+                body: TextTemplate.fill(
                     localize("%s refuses the alerts ccrelay forwards (%s). Check its URL and token in [relay] in ccrelay.conf, then run: ccrelay relay test"),
                     target, answer),
                 urgency: .normal, actions: [openAction])
         case .configurationUnusable(let problems):
             return Alert(
                 kind: .notSetUp, title: localize("CC Relay cannot use its configuration"),
-                body: fill(
+                body: TextTemplate.fill(
                     localize("%s\nFix it in the file, or run ccrelay setup --edit; ccrelay starts the moment the file is usable."),
                     problems.prefix(3).joined(separator: "\n")),
                 urgency: .critical,
@@ -223,7 +225,7 @@ public enum AlertCatalogue {
         case .changedConfigurationUnusable(let problems):
             return Alert(
                 kind: .notSetUp, title: localize("The changed configuration cannot be used"),
-                body: fill(
+                body: TextTemplate.fill(
                     localize("%s\nccrelay goes on with the configuration it had. Fix the file, or run ccrelay setup --edit."),
                     problems.prefix(3).joined(separator: "\n")),
                 urgency: .normal,
@@ -236,7 +238,7 @@ public enum AlertCatalogue {
             return Alert(
                 kind: .noOutsideAccess, title: localize("Logged in, but no outside access"),
                 // What each endpoint answered is for ccrelay doctor and the timeline, not the bubble (issue 33.7).
-                body: fill(
+                body: TextTemplate.fill(
                     localize("The campus server says you are online, but traffic does not get out. %s ccrelay keeps the session and checks again (details: ccrelay doctor)."),
                     why),
                 urgency: .normal, actions: [openAction])
@@ -270,9 +272,9 @@ public enum AlertCatalogue {
         case .refusedInHandshake(.notAccepted):
             localize("The campus server refused your student certificate during the secure connection. Check [auth] certificate and key in ccrelay.conf, or get a new certificate from campus IT.")
         case .unusableFiles(let detail):
-            fill(localize("ccrelay cannot use your certificate files: %s. Fix it, then run: ccrelay login"), detail)
+            TextTemplate.fill(localize("ccrelay cannot use your certificate files: %s. Fix it, then run: ccrelay login"), detail)
         case .configuredFilesUnusable(let detail):
-            fill(localize("ccrelay cannot use the certificate files its configuration names: %s. Fix them, or run ccrelay setup --edit; ccrelay logs in the moment they are usable."), detail)
+            TextTemplate.fill(localize("ccrelay cannot use the certificate files its configuration names: %s. Fix them, or run ccrelay setup --edit; ccrelay logs in the moment they are usable."), detail)
         case .badPassword:
             localize("The server refused your user name or password. Save the right password with: ccrelay login --save-password")
         case .portalMisconfigured:
@@ -300,23 +302,6 @@ public enum AlertCatalogue {
         }
     }
 
-    /// Replaces each `%s` in `template` with the next of `values`, in order.
-    /// `template` with each `%s` replaced by the next of `values` (translations keep the placeholders).
-    public static func fill(_ template: String, _ values: String...) -> String {
-        fill(template, values)
-    }
-
-    public static func fill(_ template: String, _ values: [String]) -> String {
-        var remaining = values[...]
-        var result = ""
-        var pending = template[...]
-        while let range = pending.firstRange(of: "%s"), let value = remaining.popFirst() {
-            result += pending[..<range.lowerBound] + value
-            pending = pending[range.upperBound...]
-        }
-        return result + pending
-    }
-
     /// The status bubble: the state in a sentence, the unread count, and
     /// actions whose labels say what they do (log in or out, clear the badge).
     static func statusAlert(_ summary: StatusSummary, localize: Localizer) -> Alert {
@@ -324,10 +309,10 @@ public enum AlertCatalogue {
         var actions: [AlertAction] = []
         switch summary.state {
         case .online:
-            lines.append(fill(localize("Online: outside access for %s."), summary.ip.isEmpty ? "?" : summary.ip))
+            lines.append(TextTemplate.fill(localize("Online: outside access for %s."), summary.ip.isEmpty ? "?" : summary.ip))
             actions.append(AlertAction(key: AlertAction.logoutKey, label: localize("Log out")))
         case .failing:
-            lines.append(fill(localize("Keep-alives are failing; the session ends in %s s unless one gets through."),
+            lines.append(TextTemplate.fill(localize("Keep-alives are failing; the session ends in %s s unless one gets through."),
                               "\(summary.remaining ?? 0)"))
             actions.append(AlertAction(key: AlertAction.logoutKey, label: localize("Log out")))
         case .loggingIn:
@@ -359,7 +344,7 @@ public enum AlertCatalogue {
         if summary.unread > 0 {
             lines.append(localize.plural(
                 "%s unread alert (ccrelay history lists it).", "%s unread alerts (ccrelay history lists them).", count: summary.unread))
-            actions.append(AlertAction(key: AlertAction.clearBadgeKey, label: fill(localize("Clear %s unread"), "\(summary.unread)")))
+            actions.append(AlertAction(key: AlertAction.clearBadgeKey, label: TextTemplate.fill(localize("Clear %s unread"), "\(summary.unread)")))
         }
         return Alert(kind: .status, title: "CC Relay", body: lines.joined(separator: "\n"), urgency: .low, actions: actions,
                      transient: true)
@@ -377,7 +362,7 @@ public enum AlertCatalogue {
         .serverUntrusted(.unknownIssuer),
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
-        .relayRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
+        .forwardRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
         .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
         .noOutsideAccess(portal: true),
         .newDevice(kind: "Android", address: "10.20.x.x"),

@@ -1,3 +1,6 @@
+import CoreVocabulary
+import Forwarding
+
 /// `ccrelay.conf` as the daemon uses it (docs/design.md, "Config keys").
 public struct Configuration: Sendable, Hashable {
     /// How location fixes are handled (`[location] mode`).
@@ -40,14 +43,16 @@ public struct Configuration: Sendable, Hashable {
         "http://wifi.vivo.com.cn/generate_204",
     ]
     /// Where alerts are forwarded (`[relay]`); none by default.
-    public var relayTargets: [RelayTarget] = []
+    public var forwardTargets: [ForwardTarget] = []
     /// Which alerts are forwarded (`[relay] kinds`).
-    public var relaySelection: RelaySelection = .standard
+    public var forwardSelection: ForwardSelection = .standard
     /// Quiet hours for bubbles and forwarding (`[alerts] quiet`), and whether a logout keeps quiet too (`quiet-critical`).
     public var quietHours: QuietHours?
     public var quietCritical = false
+    /// The quiet hours' one rule, for bubbles and targets alike (nil: none configured).
+    public var quiet: QuietRule? { quietHours.map { QuietRule(hours: $0, critical: quietCritical) } }
     /// The CA bundle for relay targets with a campus CA (`[relay] ca-file`); the system's by default.
-    public var relayCAFile: String?
+    public var forwardCAFile: String?
     /// Where the metrics go for the node exporter's textfile collector (`[metrics] textfile`); nil: nowhere.
     public var metricsTextfile: String?
     /// The password of a PKCS#12 `[auth] certificate`: never in the file,
@@ -140,7 +145,7 @@ public enum ConfigurationParser {
             }
             guard let equals = line.firstIndex(of: "=") else {
                 // A URL in the line may carry a secret (a token, user:password@): shown without it.
-                let shown = line.contains("://") || group == "relay" || group == "auth" ? RelayURL.redacted(line) : line
+                let shown = line.contains("://") || group == "relay" || group == "auth" ? TargetURL.redacted(line) : line
                 error(number, "expected 'key = value', got '\(shown)'")
                 continue
             }
@@ -152,9 +157,9 @@ public enum ConfigurationParser {
             }
             guard let keys = knownKeys[group] else { continue }
             guard keys.contains(key) else {
-                let shownKey = key.contains("://") ? RelayURL.redacted(key) : key
+                let shownKey = key.contains("://") ? TargetURL.redacted(key) : key
                 var message = group == "relay"
-                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(RelayTarget.Service.keyed.map(\.rawValue).joined(separator: ", ")), forward, kinds, ca-file)"
+                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(PushServices.configurationKeys.joined(separator: ", ")), forward, kinds, ca-file)"
                     : "unknown key '\(shownKey)' in [\(group)] is ignored"
                 if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
                     message += "; did you mean '\(near)'?"
@@ -163,7 +168,7 @@ public enum ConfigurationParser {
                 continue
             }
             // Any number of relay targets, one per line.
-            let repeatable = group == "relay" && (key == "forward" || RelayTarget.Service.keyed.contains { $0.rawValue == key })
+            let repeatable = group == "relay" && (key == "forward" || PushServices.configurationKeys.contains(key))
             if !repeatable, let previous = seen["\(group).\(key)"] {
                 warn(number, "'\(key)' is set again (first on line \(previous)); this value wins")
             }
@@ -188,7 +193,7 @@ public enum ConfigurationParser {
         "keepalive": ["warn-before", "auto-relogin", "logout-on-exit"],
         "location": ["mode", "source"],
         "notifications": ["notices"],
-        "relay": RelayTarget.Service.keyed.map(\.rawValue) + ["forward", "kinds", "ca-file"],
+        "relay": PushServices.configurationKeys + ["forward", "kinds", "ca-file"],
         "probe": ["mode", "urls"],
         "alerts": ["quiet", "quiet-critical"],
         "metrics": ["textfile"],
@@ -217,8 +222,8 @@ public enum ConfigurationParser {
             }
             // Plain http to any address is a Srun portal's way (checked once the protocol is known: checkProtocol).
             let asHTTPS = value.lowercased().hasPrefix("http://") ? "https://" + value.dropFirst("http://".count) : value
-            guard let url = RelayURL(asHTTPS) else {
-                return "url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal), got '\(RelayURL.redacted(value))'"
+            guard let url = TargetURL(asHTTPS) else {
+                return "url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal), got '\(TargetURL.redacted(value))'"
             }
             guard !url.authority.contains("@") else {
                 return "url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring (ccrelay login --save-password)"
@@ -275,27 +280,27 @@ public enum ConfigurationParser {
             }
             c.locationMode = mode
         case ("relay", "kinds"):
-            switch RelaySelection.parse(value) {
-            case .success(let selection): c.relaySelection = selection
+            switch ForwardSelection.parse(value) {
+            case .success(let selection): c.forwardSelection = selection
             case .failure(let problem): return problem.description
             }
         case ("relay", "ca-file"):
             guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
-            c.relayCAFile = p
+            c.forwardCAFile = p
         case ("relay", _):
-            do throws(RelayTargetProblem) {
-                let target: RelayTarget
+            do throws(ForwardTargetProblem) {
+                let target: ForwardTarget
                 if key == "forward" {
-                    target = try RelayTarget(forward: value)
+                    target = try ForwardTarget(forward: value)
                 } else {
-                    guard let service = RelayTarget.Service(rawValue: key) else { break }
-                    target = try RelayTarget(service: service, url: value)
+                    guard PushServices.configurationKeys.contains(key) else { break }
+                    target = try ForwardTarget(key: key, url: value)
                 }
-                if c.relayTargets.contains(where: { $0.name == target.name }) {
-                    return "this \(target.service.rawValue) target is already listed (the same server and path or key; its alerts would share one queue)"
+                if c.forwardTargets.contains(where: { $0.name == target.name }) {
+                    return "this \(target.service.name) target is already listed (the same server and path or key; its alerts would share one queue)"
                 }
-                guard c.relayTargets.count < 16 else { return "at most 16 relay targets" }
-                c.relayTargets.append(target)
+                guard c.forwardTargets.count < 16 else { return "at most 16 relay targets" }
+                c.forwardTargets.append(target)
             } catch {
                 return error.description
             }
@@ -349,8 +354,8 @@ public enum ConfigurationParser {
         let plain = c.serverURL.lowercased().hasPrefix("http://")
         switch c.serverProtocol {
         case .cc1:
-            if plain, RelayURL(c.serverURL) == nil {
-                error(urlLine, "url must be https://HOST[:PORT]/ (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal with protocol = srun), got '\(RelayURL.redacted(c.serverURL))'")
+            if plain, TargetURL(c.serverURL) == nil {
+                error(urlLine, "url must be https://HOST[:PORT]/ (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal with protocol = srun), got '\(TargetURL.redacted(c.serverURL))'")
             }
             if let line = seen.first(where: { $0.key.hasPrefix("srun.") })?.value {
                 warn(line, "[srun] is used only with [server] protocol = srun; it is ignored")
@@ -379,11 +384,5 @@ public enum ConfigurationParser {
             previous = character
         }
         return line
-    }
-}
-
-extension StringProtocol {
-    var trimmed: String {
-        String(drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
     }
 }

@@ -1,3 +1,4 @@
+import CoreVocabulary
 extension ConfigurationEditor {
     /// What `mendUnknownKeys()` did to one line the parser would ignore.
     public struct Mend: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Changes keys of a `ccrelay.conf` text and keeps everything else as it
 /// was: every other line, comment, blank line and unknown key, in its
 /// place. `ccrelay setup` writes through it, so that a second run changes

@@ -1,3 +1,4 @@
+import CoreVocabulary
 /// `[metrics] textfile = PATH`: where the daemon keeps its metrics for the
 /// node exporter's textfile collector (issue 36), which reads the files of
 /// one folder whose names end in `.prom`.

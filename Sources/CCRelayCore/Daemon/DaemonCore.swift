@@ -1,3 +1,6 @@
+import CoreVocabulary
+import Forwarding
+
 /// The daemon's rules, pure: give it an event and the instant; it answers
 /// with effects for the shell (`Daemon`) to carry out. It composes the two
 /// pure machines — `Session` decides the keep-alives, `LocationTracker` what
@@ -16,6 +19,8 @@ public struct DaemonCore: Sendable {
     private let commands: UserCommands
     public private(set) var session: Session
     private var location: LocationTracker<LocationFix>
+    /// The forwarding lanes (`[relay]`); nil when no target is configured.
+    public private(set) var forwarder: Forwarder?
     /// Whether traffic gets out, apart from the session (`[probe]`).
     private var outside: OutsideAccess
 
@@ -45,6 +50,8 @@ public struct DaemonCore: Sendable {
     /// The credential file that changed last.
     private var lastChangedFile = ""
     private var stopping = false
+    /// Alerts a full disk kept out of the journal wait in the shell's memory.
+    private var journalKeptOut = false
     /// The journal changed (alerts recorded or marked read): what users see waits for it to be read.
     private var journalReadOwed = false
     /// The event being handled: the cause of a state change the timeline records.
@@ -67,9 +74,10 @@ public struct DaemonCore: Sendable {
     /// A daemon for the configuration file at `path` as `reading` found it;
     /// `noticesSeen`: the ids of campus notices shown ever; `badge`: the journal's
     /// unread alerts, so that the first snapshot (the answer to the `GetStatus`
-    /// that activated the daemon) counts them.
+    /// that activated the daemon) counts them; `host`: the machine's name forwarded alerts carry.
     public init(reading: ConfigurationReading, path: String, noticesSeen: Set<String> = [],
-                badge: BadgeState = BadgeState(count: 0, urgent: false), localizer: Localizer, commands: UserCommands = .desktop) {
+                badge: BadgeState = BadgeState(count: 0, urgent: false), localizer: Localizer,
+                commands: UserCommands = .desktop, host: String = "") {
         self.commands = commands
         self.badge = badge
         configuration = reading.usable
@@ -94,6 +102,10 @@ public struct DaemonCore: Sendable {
         // Location reports are CC/1's: nothing in the Srun path asks for one.
         location = LocationTracker(mode: configuration.serverProtocol == .srun ? .off : configuration.locationMode)
         outside = OutsideAccess(enabled: reading.usable?.probeEnabled ?? false)
+        if let usable = reading.usable, !usable.forwardTargets.isEmpty {
+            forwarder = Forwarder(
+                targets: usable.forwardTargets, selection: usable.forwardSelection, quiet: usable.quiet, host: host, localizer: localizer)
+        }
         watched = [path] + reading.credentialFiles
     }
 
@@ -116,8 +128,9 @@ public struct DaemonCore: Sendable {
         return snapshot
     }
 
-    /// Handles one event at `now` and returns what to do, in order.
-    public mutating func handle(_ event: DaemonEvent, at now: Instant) -> [DaemonEffect] {
+    /// Handles one event at `now` (`wall`: the wall clock read with it, nil when
+    /// unknown) and returns what to do, in order.
+    public mutating func handle(_ event: DaemonEvent, at now: Instant, wall: WallTime? = nil) -> [DaemonEffect] {
         var effects: [DaemonEffect] = []
         handling = event
         defer { handling = nil }
@@ -191,8 +204,7 @@ public struct DaemonCore: Sendable {
             acknowledged(acknowledgement, count: count, nothingUnread: nothingUnread, &effects)
         case .bubble(let bubble): bubbleEvent(bubble, now, &effects)
         case .forwarding(let summaries): forwarding = summaries
-        case .forwardingRefused(let subject?): post([subject], now, &effects)
-        case .forwardingRefused(nil): effects.append(.close(.relayRefused))
+        case .forward(let event): forward(event, now, &effects)
         case .user(let request): user(request, now, &effects)
         case .desktopSessionClosed: effects += [.log("the desktop session closed; stopping with it"), .end]
         case .sessionBusGone(let away, let keeper):
@@ -206,7 +218,14 @@ public struct DaemonCore: Sendable {
                 ]
             }
         case .stop: stop(now, &effects)
+        case .journalKeptOut(let waiting): journalKeptOut = waiting
         }
+        // What a full disk kept out of the journal goes in (and out to the targets) after the next exchange: it may have room.
+        switch event {
+        case .loginAnswered, .keepAliveAnswered, .logoutAnswered: if journalKeptOut { effects.append(.record([])) }
+        default: break
+        }
+        if let wall, let quiet = configuration?.quiet { keepQuiet(quiet, wall, &effects) }
         return finish(effects, now)
     }
 
@@ -217,8 +236,9 @@ public struct DaemonCore: Sendable {
         guard !stopping, !journalReadOwed else { return effects }
         let current = snapshot(at: now)
         guard current != published else { return effects }
+        let previous = published
         published = current
-        return effects + [.publish(current)]
+        return effects + [.publish(current, previous: previous)]
     }
 
     // MARK: Starting and stopping
@@ -418,13 +438,36 @@ public struct DaemonCore: Sendable {
         effects.append(.log("the server sent \(droppedNotices) malformed (or too many) notices; dropped them, the rest of the reply stands"))
     }
 
+    /// Quiet hours, the rule the forwarding lanes follow too (`QuietRule.holds`): a bubble below
+    /// critical (or any, with quiet-critical) is journaled and in the tray, not popped up; the status bubble always is.
+    private func keepQuiet(_ quiet: QuietRule, _ wall: WallTime, _ effects: inout [DaemonEffect]) {
+        effects = effects.map { effect in
+            guard case .show(let alert) = effect, alert.kind != .status, quiet.holds(alert.urgency, at: wall.seconds, utcOffset: wall.utcOffset)
+            else { return effect }
+            return .log("quiet hours: \(alert.kind.rawValue) is in the journal and the tray, not shown")
+        }
+    }
+
+    /// One event for the forwarding lanes; a refusal is the `relay-refused` alert, the rest the shell's to carry out.
+    private mutating func forward(_ event: ForwarderEvent, _ now: Instant, _ effects: inout [DaemonEffect]) {
+        guard let lanes = forwarder?.handle(event) else { return }
+        for effect in lanes {
+            switch effect {
+            case .raiseRefusal(let target, let answer): post([.forwardRefused(target: target, answer: answer)], now, &effects)
+            case .closeRefusal: effects.append(.close(.forwardRefused))
+            case .log(let line): effects.append(.log(line))
+            default: effects.append(.forward(effect))
+            }
+        }
+    }
+
     /// One event for the session, and what follows from it.
     private mutating func session(_ event: SessionEvent, _ now: Instant, _ effects: inout [DaemonEffect]) {
         applySession(session.handle(event, at: now), now, &effects)
         switch event {
         case .loginAnswered, .keepAliveAnswered, .logout: saveSessionIfChanged(now, &effects)
         // Outside access may be back: forwarding targets that failed try at once.
-        case .connectivity(online: true), .resumed: effects.append(.flushForwarding)
+        case .connectivity(online: true), .resumed: forward(.flush, now, &effects)
         default: break
         }
     }
@@ -436,7 +479,8 @@ public struct DaemonCore: Sendable {
             switch effect {
             case .sendLogin(let timeout):
                 exchangesInFlight += 1
-                effects.append(.sendLogin(user: configuration?.user, timeout: timeout))
+                let sources = configuration.map { PasswordSource.order(for: $0, systemService: commands.systemInstance != nil) } ?? []
+                effects.append(.sendLogin(user: configuration?.user, passwordFrom: sources, timeout: timeout))
             case .sendKeepAlive(let seq, let timeout):
                 guard let token else { continue }
                 exchangesInFlight += 1
@@ -464,7 +508,7 @@ public struct DaemonCore: Sendable {
                 }
                 recordedState = state
                 // The campus session is back: what waited (a logout alert to an internet target) goes out now.
-                if state == .online { effects.append(.flushForwarding) }
+                if state == .online { forward(.flush, now, &effects) }
                 // Each way into `online` (a login, a recovery, a resume, a network change) checks the way out.
                 apply(outside.sessionChanged(online: state == .online, at: now), now, &effects)
             case .readyToSleep: effects.append(.releaseSleepLock)
@@ -590,9 +634,9 @@ public struct DaemonCore: Sendable {
                 if configuration != nil { session(.start, now, &effects) }
             case AlertAction.logoutKey:
                 if configuration != nil { session(.logout, now, &effects) }
-            case AlertAction.clearBadgeKey: effects.append(.acknowledge(.all))
-            case AlertAction.setUpKey: effects.append(.openSetup)
-            case AlertAction.defaultKey where kind != .status: effects.append(.show(statusAlert(at: now, setupCommand: false)))
+            case AlertAction.clearBadgeKey: user(.clearBadge, now, &effects)
+            case AlertAction.setUpKey: user(.setUp, now, &effects)
+            case AlertAction.defaultKey where kind != .status: user(.showStatus(setupCommand: false), now, &effects)
             default: break
             }
         case .dismissed(let kind):
@@ -613,6 +657,7 @@ public struct DaemonCore: Sendable {
             guard configuration != nil else { return }
             problem = nil
             session(.logout, now, &effects)
+        case .clearBadge: effects.append(.acknowledge(.all))
         case .acknowledge(let id): effects.append(.acknowledge(.seenAlert(id)))
         case .showStatus(let setupCommand): effects.append(.show(statusAlert(at: now, setupCommand: setupCommand)))
         case .setUp: effects.append(.openSetup)

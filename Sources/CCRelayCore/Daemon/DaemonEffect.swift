@@ -1,8 +1,11 @@
+import CoreVocabulary
+import Forwarding
+
 /// Everything `DaemonCore` asks of the shell, in order. The shell carries
 /// each out through its ports and reports what came of it as a `DaemonEvent`.
 public enum DaemonEffect: Sendable, Hashable {
-    /// Log in (a password login first asks the keyring for `user`'s password).
-    case sendLogin(user: String?, timeout: Duration)
+    /// Log in; a password login first looks for `user`'s password in `passwordFrom`, in order (the first there is used).
+    case sendLogin(user: String?, passwordFrom: [PasswordSource], timeout: Duration)
     case sendKeepAlive(token: String, seq: UInt64, fix: LocationFix?, timeout: Duration)
     case sendLogout(token: String, timeout: Duration)
     /// Open a fresh connection for the next request.
@@ -25,14 +28,15 @@ public enum DaemonEffect: Sendable, Hashable {
     /// Save the live session (nil: forget it), so that a restart carries on with it.
     case saveSession(SessionRecord?)
     /// What users can see changed: the faces show this from now on.
-    case publish(DaemonSnapshot)
+    /// (`previous`: what was published before, nil the first time; the core keeps the one snapshot, `published`.)
+    case publish(DaemonSnapshot, previous: DaemonSnapshot?)
     case log(String)
     /// A systemd notification (`READY=1`, `STATUS=…`, `STOPPING=1`).
     case notifySystemd(String)
     /// Nothing more is due before sleeping: release logind's sleep inhibitor.
     case releaseSleepLock
-    /// Forwarding targets that failed try at once (outside access may be back).
-    case flushForwarding
+    /// What the forwarding lanes ask (`Forwarder`): read an outbox, post, arm a lane's timer, mark what came of it.
+    case forward(ForwarderEffect)
     /// Check outside access (IPv4 and IPv6); the shell answers with `.outsideChecked`.
     case checkOutside
     case startLocationSource

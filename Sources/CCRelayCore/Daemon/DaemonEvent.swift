@@ -1,3 +1,6 @@
+import CoreVocabulary
+import Forwarding
+
 /// Everything that happens to the daemon, as `DaemonCore` hears it: the
 /// shell reads its ports (the CC/1 client, the journal, the desktop, the
 /// files, logind and NetworkManager) and says what they said in these terms.
@@ -40,10 +43,12 @@ public enum DaemonEvent: Sendable, Hashable {
     /// it marked read, and the kinds left with nothing unread.
     case acknowledged(Acknowledgement, count: Int, nothingUnread: [AlertKind])
     case bubble(BubbleEvent)
+    /// Whether alerts the journal could not take (a full disk) wait in memory now; said when it changes.
+    case journalKeptOut(Bool)
     /// The forwarding queues after a change.
     case forwarding([ForwardingSummary])
-    /// A relay target refused the alerts (the `relay-refused` alert), or nil: every target takes them again.
-    case forwardingRefused(AlertSubject?)
+    /// What the forwarding lanes heard (the outbox read, a target's answer, a lane's timer; new alerts queued).
+    case forward(ForwarderEvent)
     case user(UserRequest)
     /// logind says the desktop session closed.
     case desktopSessionClosed
@@ -64,10 +69,13 @@ public enum PasswordPlace: Sendable, Hashable {
     case none
 }
 
-/// What the user asked through the control API, the tray or a bubble.
+/// What the user asked — one vocabulary for the D-Bus methods, the tray
+/// menu and the bubbles' actions, each handled by the core.
 public enum UserRequest: Sendable, Hashable {
     case login
     case logout
+    /// Clear Badge: every unread alert read.
+    case clearBadge
     case acknowledge(alertID: Int64)
     /// The status bubble; `setupCommand`: with the command that sets ccrelay up.
     case showStatus(setupCommand: Bool)

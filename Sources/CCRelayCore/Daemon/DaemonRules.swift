@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// The daemon's single rules that are not the session's own, pure: each
 /// takes the facts and returns the decision; `DaemonCore` asks them.
 public enum DaemonRules {

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// What users can see of the daemon, published by `DaemonCore` whenever it
 /// changes: the control API's `GetStatus` and properties, the tray and the
 /// status bubble read the last one and never ask the daemon. Times are

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// One change users may later ask about ("why did it drop last night?"):
 /// the session's state, or whether traffic gets out, from what to what, and why.
 public struct TimelineEntry: Sendable, Hashable {

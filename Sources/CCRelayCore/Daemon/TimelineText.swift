@@ -1,3 +1,4 @@
+import CoreVocabulary
 /// The timeline and the states in the user's language, for people: the
 /// journal, `--json` and D-Bus keep the English state names and causes
 /// (`TimelineCause`), which these read back (issue 33.2).
@@ -32,7 +33,7 @@ public enum TimelineText {
     /// sentences, its `%s` the recorded words (a code, a reason, an interface).
     public static func cause(_ recorded: String, localize: Localizer) -> String {
         for (english, translated) in zip(causes(.english), causes(localize)) {
-            if let values = match(recorded, english) { return AlertCatalogue.fill(translated, values) }
+            if let values = match(recorded, english) { return TextTemplate.fill(translated, values) }
         }
         return recorded
     }

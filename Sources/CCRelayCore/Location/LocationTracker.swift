@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// What a location source reports (GeoClue or the portal); `Fix` is the
 /// wire's fix type, which the core only carries.
 public enum LocationReport<Fix: Sendable & Hashable>: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import CoreVocabulary
 /// Why the session dropped out of `online`, as the `cause` label of
 /// `ccrelay_drops_total`: a fixed, small set read from the timeline's
 /// causes (`TimelineCause`'s words, which carry interface names, server

@@ -1,3 +1,4 @@
+import CoreVocabulary
 /// ccrelay's metrics in Prometheus' text exposition format (0.0.4), as the
 /// node exporter's textfile collector reads them: a `HELP` and a `TYPE`
 /// line for each family with a series, stable names with their units in

@@ -1,3 +1,4 @@
+import CoreVocabulary
 /// When the daemon writes its metrics textfile: only when it publishes a
 /// snapshot (it never wakes up for the file), and then only when what the
 /// file holds would change — at once for a change of state, outside access,

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// Whether traffic gets out, for one address family — apart from what the
 /// CC server says of the session (`online` is its word that access is granted).
 public enum OutsideVerdict: String, Sendable, Hashable, CaseIterable {

@@ -1,3 +1,4 @@
+import CoreVocabulary
 /// What each `ProblemCode` means, in the user's language, for people
 /// (`ccrelay status`'s last error). The daemon's `ProblemReport.sentence`
 /// says more (the server's words, the HTTP status) but in English; a

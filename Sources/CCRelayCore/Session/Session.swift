@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// The keep-alive state machine: pure and synchronous. Give it an event and
 /// the current instant; it answers with effects for the shell to carry out.
 /// It never touches a socket, a clock or a file, so every timing rule is

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// What the tray shows, as facts: the daemon's state, the unread badge and
 /// the newest alerts.
 public struct TrayFacts: Sendable, Hashable {
@@ -54,20 +56,6 @@ public struct TrayLook: Sendable, Hashable {
     public var tooltipBody: String
 }
 
-/// What a menu entry does when clicked.
-public enum TrayAction: Sendable, Hashable {
-    case none
-    case login
-    case logout
-    case clearBadge
-    /// Acknowledges the alert with this journal id.
-    case acknowledge(Int64)
-    case setUp
-    /// The timeline: why the session changed.
-    case showTimeline
-    case quit
-}
-
 /// One entry of the tray menu (`com.canonical.dbusmenu` item properties).
 public struct TrayMenuItem: Sendable, Hashable {
     /// Stable per entry: the menu's layout refers to items by id.
@@ -75,9 +63,10 @@ public struct TrayMenuItem: Sendable, Hashable {
     public var label: String
     public var enabled: Bool
     public var isSeparator: Bool
-    public var action: TrayAction
+    /// What choosing it asks (nil: a label or a separator).
+    public var action: UserRequest?
 
-    public init(id: Int32, label: String, enabled: Bool = true, isSeparator: Bool = false, action: TrayAction = .none) {
+    public init(id: Int32, label: String, enabled: Bool = true, isSeparator: Bool = false, action: UserRequest? = nil) {
         self.id = id
         self.label = label
         self.enabled = enabled
@@ -104,7 +93,7 @@ public enum TrayModel {
         let status = facts.urgent && facts.unread > 0 ? "NeedsAttention" : "Active"
         var lines = [stateLine(facts, localize: localize)]
         if let remaining = facts.remaining, facts.state == .online || facts.state == .failing {
-            lines.append(AlertCatalogue.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
+            lines.append(TextTemplate.fill(localize("%s left before the server logs this computer out"), clock(remaining, localize: localize)))
         }
         if let devices = facts.devices, facts.state == .online {
             lines.append(localize.plural("%s device on the account", "%s devices on the account", count: devices))
@@ -134,7 +123,7 @@ public enum TrayModel {
             items.append(TrayMenuItem(id: 3, label: localize("Log in"), action: .login))
         }
         items.append(TrayMenuItem(
-            id: 4, label: AlertCatalogue.fill(localize("Clear badge (%s)"), "\(facts.unread)"), enabled: facts.unread > 0,
+            id: 4, label: TextTemplate.fill(localize("Clear badge (%s)"), "\(facts.unread)"), enabled: facts.unread > 0,
             action: .clearBadge))
         let recent = facts.recent.prefix(recentLimit)
         if !recent.isEmpty {
@@ -143,7 +132,7 @@ public enum TrayModel {
                 let title = String(alert.title.prefix(80))
                 items.append(TrayMenuItem(
                     id: Int32(100 + index), label: (alert.unread ? "● " : "    ") + escapeMnemonic(title), enabled: alert.unread,
-                    action: .acknowledge(alert.id)))
+                    action: .acknowledge(alertID: alert.id)))
             }
             items.append(TrayMenuItem(id: 9, label: localize("Why it happened (timeline)…"), action: .showTimeline))
         }
@@ -154,7 +143,7 @@ public enum TrayModel {
 
     static func stateLine(_ facts: TrayFacts, localize: Localizer) -> String {
         switch facts.state {
-        case .online: AlertCatalogue.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
+        case .online: TextTemplate.fill(localize("Online (%s)"), facts.ip.isEmpty ? "?" : facts.ip)
         case .failing: localize("Keep-alives failing")
         case .loggingIn: localize("Logging in…")
         case .noNetwork: localize("No network")
@@ -173,7 +162,7 @@ public enum TrayModel {
     /// `1 h 02 min`, `4 min 05 s`, `12 s`.
     static func clock(_ seconds: Int64, localize: Localizer) -> String {
         let s = max(0, seconds)
-        let fill = AlertCatalogue.fill
+        let fill = TextTemplate.fill
         if s >= 3600 { return fill(localize("%s h %s min"), ["\(s / 3600)", format2(s % 3600 / 60)]) }
         if s >= 60 { return fill(localize("%s min %s s"), ["\(s / 60)", format2(s % 60)]) }
         return fill(localize("%s s"), ["\(s)"])

@@ -1,4 +1,4 @@
-import CCRelayCore
+import Forwarding
 
 // libFuzzer target: what forwarding reads from outside — a push service's
 // answer (judged by every rule, read by the core's own JSON scanner) and a
@@ -9,10 +9,10 @@ import CCRelayCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRelay(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let rules: [RelayAnswerRule] = [
-        .status, .okFlag(service: "Telegram"),
-        .code(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"]),
-        .code(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"]),
+    let rules: [AnswerRule] = [
+        .status, .okFlag(service: "Telegram", targetWords: ["chat not found"]),
+        .code(AnswerCodes(service: "ServerChan", fields: ["code"], success: 0, words: ["message", "info"], targetCodes: [40001])),
+        .code(AnswerCodes(service: "Feishu", fields: ["code", "StatusCode"], success: 0, words: ["msg", "StatusMessage"])),
     ]
     for rule in rules {
         for status in [200, 400] {
@@ -21,7 +21,7 @@ public func fuzzRelay(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
     }
     // (A short key may be a word of the name itself, "bark"; a key inside the host name is the user's own doing.)
-    if let target = try? RelayTarget(forward: text), let push = target.push, push.key.count >= 12, !push.host.contains(push.key) {
+    if let target = try? ForwardTarget(forward: text), let push = target.push, push.key.count >= 12, !push.host.contains(push.key) {
         precondition(!target.name.contains(push.key) && !target.displayName.contains(push.key), "a key in a name")
     }
     return 0

@@ -1,5 +1,6 @@
 @testable import CCProtocol
 import CCRelayCore
+import CoreVocabulary
 import CurlTransport
 
 // libFuzzer target: the CC/1 reply classifier. Byte 0 picks the endpoint

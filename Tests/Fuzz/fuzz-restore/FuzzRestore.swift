@@ -1,5 +1,6 @@
 import AlertJournal
 import CCRelayCore
+import CoreVocabulary
 
 // libFuzzer target: the store's restore path. A saved session with any
 // values (as a damaged or tampered alerts.db could hold) is either refused

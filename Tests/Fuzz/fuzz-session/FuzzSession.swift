@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 
 // libFuzzer target: `Session` driven by an event sequence decoded from the
 // input (events, server answers with any numbers, time steps), checking
