@@ -216,7 +216,7 @@ enum StatusCommand {
     }
 }
 
-/// `ccrelay status --json`: the keys of docs/design.md, `remaining` null without a session.
+/// `ccrelay status --json`: the keys of docs/contracts.md, `remaining` null without a session.
 struct StatusJSON: Encodable {
     var status: DaemonStatus
     init(_ status: DaemonStatus) { self.status = status }

@@ -32,7 +32,7 @@ import Testing
         #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardOutput)\(verify.standardError)")
         let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit])
         let overall = security.standardOutput.split(separator: "\n").last { $0.contains("Overall exposure level") }.map(String.init) ?? ""
-        // The README says 1.3 ("OK"); systemd calls up to 2.0 well hardened.
+        // docs/system-service.md says 1.3 ("OK"); systemd calls up to 2.0 well hardened.
         let score = overall.split(separator: " ").compactMap { Double($0) }.first
         #expect(score.map { $0 <= 2.0 } == true, "\(overall)\n\(security.standardError)")
         let text = try String(contentsOfFile: unit, encoding: .utf8)

@@ -1,4 +1,4 @@
-/// `ccrelay.conf` as the daemon uses it (docs/design.md, "Config keys").
+/// `ccrelay.conf` as the daemon uses it (ccrelay.conf(5), packaging/ccrelay.conf.5).
 public struct Configuration: Sendable, Hashable {
     /// How location fixes are handled (`[location] mode`).
     public enum LocationMode: String, Sendable, Hashable, CaseIterable {

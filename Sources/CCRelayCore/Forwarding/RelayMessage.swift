@@ -56,7 +56,7 @@ public struct RelayRequest: Sendable, Hashable {
     }
 }
 
-/// The publish request each service expects (docs/design.md `[relay]`):
+/// The publish request each service expects (docs/forwarding.md):
 /// - ntfy: JSON publishing to the server's root (`topic`, `title`,
 ///   `message`, `priority` 5/3/2 for critical/normal/low, `tags`);
 /// - gotify: `POST /message?token=…` with `title`, `message`, `priority` (critical 8, normal 5, low 2);
