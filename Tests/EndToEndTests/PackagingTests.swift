@@ -71,7 +71,7 @@ import Testing
         #expect(activation.contains("Name=io.github.ccrelay.CCRelay") && activation.contains("SystemdService=ccrelay.service"))
     }
 
-    @Test(arguments: ["ccrelay.1", "ccsim.1"])
+    @Test(arguments: ["ccrelay.1", "ccsim.1", "ccrelay.conf.5", "ccrelay-daemon.8"])
     func theManPagesRenderWithoutWarnings(_ page: String) throws {
         let result = try run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-z", Self.packaging + "/" + page])
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
@@ -130,6 +130,7 @@ import Testing
         for file in ["bin/ccrelay", "bin/ccsim", "libexec/ccrelay/ccrelay-daemon", "libexec/ccrelay/ccrelay-demo",
                      "share/locale/zh_CN/LC_MESSAGES/ccrelay.mo", "lib/systemd/user/ccrelay.service",
                      "share/dbus-1/services/io.github.ccrelay.CCRelay.service", "share/man/man1/ccrelay.1.gz",
+                     "share/man/man5/ccrelay.conf.5.gz", "share/man/man8/ccrelay-daemon.8.gz",
                      "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg",
                      "share/doc/ccrelay/examples/ccrelay.rules.yml", "share/doc/ccrelay/examples/ccrelay-dashboard.json"] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)")

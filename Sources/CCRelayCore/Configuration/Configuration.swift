@@ -182,6 +182,8 @@ public enum ConfigurationParser {
         return Result(configuration: errors.isEmpty ? configuration : nil, errors: errors, warnings: warnings)
     }
 
+    /// The key table: every group and its keys. ccrelay.conf(5) documents each
+    /// (ManPageReferenceTests keeps the two equal), as does the shipped example.
     static let knownKeys: [String: [String]] = [
         "server": ["url", "protocol", "ca-file", "pinned-key", "interface"],
         "auth": ["certificate", "key", "user", "password-file"],
