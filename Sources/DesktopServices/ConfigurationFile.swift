@@ -41,7 +41,7 @@ public enum ConfigurationFile {
             return failure("cannot read the configuration: \(reason): only its owner may (the system service's: root and the service); "
                 + "check it as root: sudo ccrelay --system config check")
         case .failure(.missing(let reason)):
-            return failure("cannot read the configuration: \(reason); create it (the README and ccrelay(1), FILES, list its keys)")
+            return failure("cannot read the configuration: \(reason); create it with ccrelay setup (man ccrelay.conf lists every key)")
         case .failure(let problem): return failure("cannot read the configuration: \(problem)")
         }
         if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }

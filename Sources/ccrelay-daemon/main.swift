@@ -113,7 +113,7 @@ func relayTest(_ path: String, target name: String?) -> Never {
     let targets = RelayTrial.targets(configuration, matching: name)
     guard !targets.isEmpty else {
         if configuration.relayTargets.isEmpty {
-            log("\(path) forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))")
+            log("\(path) forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see man ccrelay.conf)")
             exit(1)
         }
         log("no [relay] target matches '\(name ?? "")'; configured: \(configuration.relayTargets.map(\.displayName).joined(separator: ", "))")

@@ -63,7 +63,7 @@ public struct RelayTarget: Sendable, Hashable, CustomStringConvertible {
         case .webhook:
             break
         default:
-            throw RelayTargetProblem("\(service.title) is written as forward = URL (see ccrelay(1)), not \(service.rawValue) = URL")
+            throw RelayTargetProblem("\(service.title) is written as forward = URL (see man ccrelay.conf), not \(service.rawValue) = URL")
         }
         self.init(service: service, url: url, push: nil, proxy: nil)
     }
