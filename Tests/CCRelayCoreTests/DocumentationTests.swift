@@ -1,3 +1,4 @@
+import CCRelayCore
 import Foundation
 import Testing
 
@@ -134,5 +135,19 @@ import Testing
             }
         }
         #expect(named > 10)
+    }
+}
+
+/// docs/contracts.md names every alert kind with its category hint, and every state (issue 35).
+@Suite struct ContractsPageTests {
+    @Test func everyAlertKindAndStateIsNamed() throws {
+        let page = try DocumentationTests.read("docs/contracts.md")
+        for kind in AlertKind.allCases {
+            #expect(page.contains("| `\(kind.rawValue)` | `\(kind.category)` |"), "docs/contracts.md, Alert kinds: \(kind.rawValue)")
+        }
+        let states = try #require(page.components(separatedBy: "\n## States\n").last?.components(separatedBy: "\n## ").first)
+        for state in DaemonState.allCases {
+            #expect(states.contains("`\(state.rawValue)`"), "docs/contracts.md, States: \(state.rawValue)")
+        }
     }
 }
