@@ -103,4 +103,17 @@ import Testing
         let listed = Set((sections["ERROR CODES"] ?? [:]).keys)
         #expect(listed == Set(ProblemReport.codes), "the page lists \(listed.sorted()), ProblemCode has \(ProblemReport.codes.sorted())")
     }
+
+    @Test func theDaemonsPageNamesEveryOptionTheDaemonReads() throws {
+        let page = Self.plain(try Self.read("packaging/ccrelay-daemon.8"))
+        let folder = Self.root + "/Sources/ccrelay-daemon"
+        let sources = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".swift") }
+            .map { try String(contentsOfFile: folder + "/" + $0, encoding: .utf8) }.joined()
+        let regex = try NSRegularExpression(pattern: #""(--[a-z0-9-]+)""#)
+        let options = Set(regex.matches(in: sources, range: NSRange(sources.startIndex..., in: sources)).compactMap {
+            Range($0.range(at: 1), in: sources).map { String(sources[$0]) }
+        })
+        #expect(options.count >= 8, "\(options)")
+        for option in options { #expect(page.contains(option), "ccrelay-daemon(8) does not name \(option)") }
+    }
 }
