@@ -125,7 +125,7 @@ import Testing
         var named = 0
         let sources = ["Sources", "Tests", "scripts", "packaging", "bench"].flatMap {
             Self.files(under: $0, endingIn: [".swift", ".1", ".5", ".8", ".in", ".example", ".sh", ".py", ".c"])
-        } + ["Makefile", ".ci/run"] + Self.files(under: "scripts", endingIn: [""]).filter { !$0.contains(".") }
+        } + ["Makefile", ".ci/run"] + ["scripts", "packaging"].flatMap { Self.files(under: $0, endingIn: [""]) }.filter { !$0.contains(".") }
         for file in Set(sources) {
             guard let text = try? Self.read(file) else { continue }
             for path in Self.matches(#"(?<![A-Za-z0-9_./-])(docs/[A-Za-z0-9_.\-/]*[A-Za-z0-9_])"#, in: text) {
