@@ -1,4 +1,4 @@
-/// The states of docs/design.md, with their fixed names: what the daemon is
+/// The states of docs/contracts.md, with their fixed names: what the daemon is
 /// doing, as users see it (`ccrelay status`, `GetStatus`, the `State`
 /// property, the tray). `Session` moves between all but `unconfigured`, the
 /// state of a daemon without a usable configuration. Its raw value is the

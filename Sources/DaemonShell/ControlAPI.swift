@@ -36,7 +36,7 @@ extension ControlTarget {
     }
 }
 
-/// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/design.md):
+/// `io.github.ccrelay.CCRelay1` at `/io/github/ccrelay/CCRelay` (docs/contracts.md):
 /// `GetStatus`, `ClearBadge`, `Login`, `Logout`, `ListAlerts`, `ListTimeline`, `ShowStatus`, and the
 /// properties `State` and `Badge`, whose changes the daemon announces with
 /// `PropertiesChanged`.

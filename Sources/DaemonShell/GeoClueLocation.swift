@@ -7,7 +7,7 @@ import CCRelayCore
 /// ID as `DesktopId`, exact accuracy requested, thresholds for a keep-alive
 /// (not navigation), `LocationUpdated` subscribed before `Start`, `Active`
 /// watched; `Stop` and `DeleteClient` when no longer needed. GeoClue's
-/// refusals are mapped onto the location problems of docs/design.md.
+/// refusals are mapped onto the location problems of docs/contracts.md.
 ///
 /// Confinement: state is used only on `loop`, where every D-Bus completion runs.
 final class GeoClueLocation: LocationSource {

@@ -43,7 +43,7 @@ public enum ConfigurationFile {
                 "cannot read the configuration: %s: only its owner may (the system service's: root and the service); check it as root: sudo ccrelay --system config check"),
                 [reason]))
         case .failure(.missing(let reason)):
-            return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s; create it (the README and ccrelay(1), FILES, list its keys)"), [reason]))
+            return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s; create it with ccrelay setup (man ccrelay.conf lists every key)"), [reason]))
         case .failure(let problem): return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s"), ["\(problem)"]))
         }
         if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }

@@ -3,7 +3,7 @@ import DBus
 import CCRelayCore
 import CoreVocabulary
 
-/// The names of the daemon's D-Bus API (docs/design.md), shared by the daemon and the CLI.
+/// The names of the daemon's D-Bus API (docs/contracts.md), shared by the daemon and the CLI.
 public enum ControlNames {
     public static let busName = "io.github.ccrelay.CCRelay"
     public static let path: ObjectPath = "/io/github/ccrelay/CCRelay"
@@ -23,7 +23,7 @@ public enum ControlProperty: String, Sendable, CaseIterable {
 /// What `GetStatus` answers (an `a{sv}`, so that it can grow): the session
 /// as the daemon sees it.
 public struct DaemonStatus: Sendable, Hashable {
-    /// One of the state names of docs/design.md.
+    /// One of the state names of docs/contracts.md.
     public var state: String
     public var badge: UInt32
     /// A critical alert is among the unread ones.
@@ -35,7 +35,7 @@ public struct DaemonStatus: Sendable, Hashable {
     public var server: String
     /// What went wrong last, as a sentence for people ("" when nothing has).
     public var lastError: String
-    /// The same as a stable code for scripts ("" when nothing has; the README lists them).
+    /// The same as a stable code for scripts ("" when nothing has; ccrelay(1), ERROR CODES, lists them).
     public var lastErrorCode: String
     /// Seconds until the next request (0 while one is under way); nil when none is planned.
     public var nextAttempt: Int64?

@@ -34,7 +34,7 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
     public init(key: String, url: String) throws(ForwardTargetProblem) {
         guard let service = PushServices.web.first(where: { $0.configurationKey == key }) else {
             let title = PushServices.named(key)?.title ?? key
-            throw ForwardTargetProblem("\(title) is written as forward = URL (see ccrelay(1)), not \(key) = URL")
+            throw ForwardTargetProblem("\(title) is written as forward = URL (see man ccrelay.conf), not \(key) = URL")
         }
         try self.init(web: service, url: url, proxy: nil)
     }

@@ -116,7 +116,7 @@ func relayTest(_ path: String, target name: String?) -> Never {
     let targets = ForwardTrial.targets(configuration, matching: name)
     guard !targets.isEmpty else {
         if configuration.forwardTargets.isEmpty {
-            log(TextTemplate.fill(Localization.localize("%s forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see ccrelay(1))"), [path]))
+            log(TextTemplate.fill(Localization.localize("%s forwards alerts nowhere: add a [relay] group with forward = URL (bark://, schan://, tgram://, …), ntfy = URL, gotify = URL or webhook = URL (see man ccrelay.conf)"), [path]))
             exit(1)
         }
         log(TextTemplate.fill(Localization.localize("no [relay] target matches '%s'; configured: %s"), [name ?? "", configuration.forwardTargets.map(\.displayName).joined(separator: ", ")]))

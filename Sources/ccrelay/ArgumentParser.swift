@@ -93,7 +93,7 @@ func parseSubcommand(_ command: Subcommand, _ arguments: [String]) throws(Subcom
         throw SubcommandExit(status: ExitStatus.usage)
     }
     if parsed.has("help") {
-        Output.out(command.usage)
+        Output.out(command.usage + "\n\n" + CLI.manualPointer)
         throw SubcommandExit(status: ExitStatus.ok)
     }
     return parsed

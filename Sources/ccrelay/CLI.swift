@@ -51,7 +51,13 @@ enum CLI {
             Exit status: 0 ok, 1 failure, 2 usage error, 3 the daemon is not running
             (for commands that need it).
             """)
-        return head + "\n" + subcommands.map { "  " + padded($0.name, 13) + $0.summary }.joined(separator: "\n") + "\n\n" + tail
+        return head + "\n" + subcommands.map { "  " + padded($0.name, 13) + $0.summary }.joined(separator: "\n") + "\n\n" + tail + "\n\n"
+            + manualPointer
+    }
+
+    /// The last line of every help: where the reference is (issue 35).
+    static var manualPointer: String {
+        localize("Manual: man ccrelay (every command, option and error code), man ccrelay.conf (every configuration key).")
     }
 
     /// `text` and spaces up to `width` columns of a terminal (a Chinese

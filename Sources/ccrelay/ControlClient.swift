@@ -26,7 +26,7 @@ enum ControlFailure: Error {
     }
 }
 
-/// The CLI's side of the daemon's D-Bus API (docs/design.md): one short-lived
+/// The CLI's side of the daemon's D-Bus API (docs/contracts.md): one short-lived
 /// connection, one method call per need.
 struct ControlClient {
     let connection: Connection

@@ -1,4 +1,4 @@
-/// `ccrelay demo`: the scripted scenario of the README, for an installed copy.
+/// `ccrelay demo`: the scripted scenario of `make demo` (docs/testing.md), for an installed copy.
 enum DemoCommand {
     static let usage = localize("""
         Usage: ccrelay demo [--srun]

@@ -12,8 +12,8 @@ enum MetricsCommand {
         same text the daemon keeps in its [metrics] textfile for the node exporter's
         textfile collector — ccrelay_info, ccrelay_state, the session's expiry, the
         drops by cause, unread alerts, outside access, the forwarding queues and the
-        certificate's expiry. ccrelay(1) lists every metric; the README's server
-        section shows how a lab's Prometheus reads them.
+        certificate's expiry. man ccrelay (PROMETHEUS) lists every metric and shows
+        how a lab's Prometheus reads them.
 
         Options:
           -h, --help  show this help

@@ -59,7 +59,7 @@ enum Style {
     }
 }
 
-/// Exit statuses of docs/design.md.
+/// Exit statuses of docs/contracts.md.
 enum ExitStatus {
     static let ok: Int32 = 0
     static let failure: Int32 = 1

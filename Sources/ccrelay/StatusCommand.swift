@@ -225,12 +225,12 @@ enum StatusCommand {
     }
 }
 
-/// `ccrelay status --json`: the keys of docs/design.md, `remaining` null without a session.
+/// `ccrelay status --json`: the keys of docs/contracts.md, `remaining` null without a session.
 struct StatusJSON: Encodable {
     var status: DaemonStatus
     init(_ status: DaemonStatus) { self.status = status }
 
-    enum Keys: String, CodingKey {
+    enum Keys: String, CodingKey, CaseIterable {
         case state, badge, urgent, remaining, ip, server, lastError = "last_error", lastErrorCode = "last_error_code"
         case nextAttempt = "next_attempt", interval, timeout, location, outside, outside6, outsideChecked = "outside_checked", version, relay
         case serverProtocol = "protocol", account
@@ -239,7 +239,7 @@ struct StatusJSON: Encodable {
     /// `account`: what the portal says of it, each value null when unknown.
     struct AccountJSON: Encodable {
         var account: AccountFacts
-        enum Keys: String, CodingKey {
+        enum Keys: String, CodingKey, CaseIterable {
             case devices, deviceList = "device_list", usedBytes = "used_bytes", usedSeconds = "used_seconds", remainBytes = "remain_bytes"
             case balance, onlineIP = "online_ip"
         }
@@ -258,7 +258,7 @@ struct StatusJSON: Encodable {
     /// One `relay` element.
     struct RelayJSON: Encodable {
         var relay: ForwardingSummary
-        enum Keys: String, CodingKey {
+        enum Keys: String, CodingKey, CaseIterable {
             case target, queued, lastDelivered = "last_delivered", lastError = "last_error", budgetLeft = "budget_left", held
         }
         func encode(to encoder: Encoder) throws {

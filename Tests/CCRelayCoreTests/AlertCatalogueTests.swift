@@ -3,7 +3,7 @@ import CCRelayCore
 import CoreVocabulary
 import Testing
 
-/// The alert table of docs/design.md, and the translations of every alert text.
+/// The alert table of docs/contracts.md, and the translations of every alert text.
 @Suite struct AlertCatalogueTests {
     static let english = Localizer.english
 

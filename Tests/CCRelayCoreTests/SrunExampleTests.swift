@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The Srun (深澜) examples users copy (issue 32): the commented one in
-/// packaging/ccrelay.conf.example and the README's parse as they say.
+/// packaging/ccrelay.conf.example and docs/srun.md's parse as they say.
 @Suite struct SrunExampleTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -25,9 +25,9 @@ import Testing
         #expect(result.warnings.contains { $0.message.contains("plain http") }, "the warning the example speaks of")
     }
 
-    @Test func theREADMEsSrunExampleParses() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try #require(readme.range(of: "### Srun (深澜) portals"))
+    @Test func theSrunPagesExampleParses() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("docs/srun.md"), encoding: .utf8)
+        let section = try #require(readme.range(of: "## Srun (深澜) portals"))
         let open = try #require(readme.range(of: "```ini\n", range: section.upperBound..<readme.endIndex))
         let close = try #require(readme.range(of: "```", range: open.upperBound..<readme.endIndex))
         let result = Self.parse(String(readme[open.upperBound..<close.lowerBound]))

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The README's first command: the scripted demo, headless (a private bus
+/// The README's first developer command: the scripted demo, headless (a private bus
 /// and the terminal sink), its transcript checked step by step; Ctrl-C leaves
 /// nothing behind.
 @Suite(.desktopBudget) struct DemoTests {

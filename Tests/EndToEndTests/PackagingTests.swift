@@ -32,7 +32,7 @@ import Testing
         #expect(verify.status == 0 && verify.standardError.isEmpty, "\(verify.standardOutput)\(verify.standardError)")
         let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", unit])
         let overall = security.standardOutput.split(separator: "\n").last { $0.contains("Overall exposure level") }.map(String.init) ?? ""
-        // The README says 1.3 ("OK"); systemd calls up to 2.0 well hardened.
+        // docs/system-service.md says 1.3 ("OK"); systemd calls up to 2.0 well hardened.
         let score = overall.split(separator: " ").compactMap { Double($0) }.first
         #expect(score.map { $0 <= 2.0 } == true, "\(overall)\n\(security.standardError)")
         let text = try String(contentsOfFile: unit, encoding: .utf8)
@@ -71,7 +71,7 @@ import Testing
         #expect(activation.contains("Name=io.github.ccrelay.CCRelay") && activation.contains("SystemdService=ccrelay.service"))
     }
 
-    @Test(arguments: ["ccrelay.1", "ccsim.1"])
+    @Test(arguments: ["ccrelay.1", "ccsim.1", "ccrelay.conf.5", "ccrelay-daemon.8"])
     func theManPagesRenderWithoutWarnings(_ page: String) throws {
         let result = try run("/usr/bin/groff", ["-man", "-Tutf8", "-ww", "-z", Self.packaging + "/" + page])
         #expect(result.status == 0 && result.standardError.isEmpty, "\(result.standardError)")
@@ -130,6 +130,7 @@ import Testing
         for file in ["bin/ccrelay", "bin/ccsim", "libexec/ccrelay/ccrelay-daemon", "libexec/ccrelay/ccrelay-demo",
                      "share/locale/zh_CN/LC_MESSAGES/ccrelay.mo", "lib/systemd/user/ccrelay.service",
                      "share/dbus-1/services/io.github.ccrelay.CCRelay.service", "share/man/man1/ccrelay.1.gz",
+                     "share/man/man5/ccrelay.conf.5.gz", "share/man/man8/ccrelay-daemon.8.gz",
                      "share/bash-completion/completions/ccrelay", "share/icons/hicolor/scalable/apps/io.github.ccrelay.CCRelay.svg",
                      "share/doc/ccrelay/examples/ccrelay.rules.yml", "share/doc/ccrelay/examples/ccrelay-dashboard.json"] {
             #expect(FileManager.default.fileExists(atPath: root + "/" + file), "\(file)")

@@ -18,12 +18,14 @@ import Testing
         #expect(PushServices.configurationKeys == ["ntfy", "gotify", "webhook"])
     }
 
-    @Test func theManPageNamesEveryServiceAndAScheme() throws {
-        let page = try String(contentsOfFile: #filePath.components(separatedBy: "/Tests/")[0] + "/packaging/ccrelay.1", encoding: .utf8)
+    @Test func theManPagesNameEveryServiceAndAScheme() throws {
+        let packaging = #filePath.components(separatedBy: "/Tests/")[0] + "/packaging/"
+        let page = try String(contentsOfFile: packaging + "ccrelay.1", encoding: .utf8)
+        let configurationPage = try String(contentsOfFile: packaging + "ccrelay.conf.5", encoding: .utf8)
         let relayTest = try #require(page.components(separatedBy: "\\fBrelay test\\fR").dropFirst().first?.components(separatedBy: ".TP").first)
         for service in PushServices.all {
             #expect(relayTest.contains(service.name), "relay test's names: \(service.name)")
-            #expect(service.schemes.contains { page.contains($0 + "://") }, "forward's URLs: \(service.schemes)")
+            #expect(service.schemes.contains { configurationPage.contains($0 + "://") }, "ccrelay.conf(5)'s forward URLs: \(service.schemes)")
         }
     }
 }

@@ -44,7 +44,7 @@ struct SecretRedactionTests {
     }
 }
 
-/// Apprise's URLs as the README promises (issue 33.8): its scheme→transport
+/// Apprise's URLs as docs/forwarding.md promises (issue 33.8): its scheme→transport
 /// rule for every scheme, ccrelay's "plain http only to loopback" kept with
 /// an error that names the `…s://` form, the keyless Bark shorthand kept.
 struct AppriseURLTests {

@@ -1,7 +1,7 @@
 import CoreVocabulary
 import Forwarding
 
-/// `ccrelay.conf` as the daemon uses it (docs/design.md, "Config keys").
+/// `ccrelay.conf` as the daemon uses it (ccrelay.conf(5), packaging/ccrelay.conf.5).
 public struct Configuration: Sendable, Hashable {
     /// How location fixes are handled (`[location] mode`).
     public enum LocationMode: String, Sendable, Hashable, CaseIterable {
@@ -187,6 +187,8 @@ public enum ConfigurationParser {
         return Result(configuration: errors.isEmpty ? configuration : nil, errors: errors, warnings: warnings)
     }
 
+    /// The key table: every group and its keys. ccrelay.conf(5) documents each
+    /// (ManPageReferenceTests keeps the two equal), as does the shipped example.
     static let knownKeys: [String: [String]] = [
         "server": ["url", "protocol", "ca-file", "pinned-key", "interface"],
         "auth": ["certificate", "key", "user", "password-file"],

@@ -596,7 +596,7 @@ public struct DaemonCore: Sendable {
     /// (a new user needs the command, not the file's grammar).
     private var notSetUpSentence: String {
         commands.rewrite("Not set up: run ccrelay setup (it asks for the server and your certificate and tries a login). "
-            + "Or write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; ccrelay.conf in ccrelay(1)); "
+            + "Or write \(configurationPath) (an example: /usr/share/doc/ccrelay/examples/ccrelay.conf; every key: man ccrelay.conf); "
             + "the daemon starts the moment it is usable. " + configurationProblems.map(\.description).joined(separator: "; "))
     }
 

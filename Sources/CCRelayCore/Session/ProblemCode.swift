@@ -1,6 +1,6 @@
 /// The stable name of what went wrong with an exchange: `last_error_code` in
-/// `ccrelay status --json` and `GetStatus` (every code is listed in the
-/// README). Its raw value is the wire name.
+/// `ccrelay status --json` and `GetStatus` (every code is listed in
+/// ccrelay(1), ERROR CODES). Its raw value is the wire name.
 public enum ProblemCode: String, Sendable, Hashable, CaseIterable {
     case noNetwork = "no-network"
     case connectionLost = "connection-lost"
