@@ -15,9 +15,7 @@ public enum ForwardTrial {
     /// The targets `name` selects (all when nil).
     public static func targets(_ configuration: Configuration, matching name: String?) -> [ForwardTarget] {
         guard let name else { return configuration.forwardTargets }
-        return configuration.forwardTargets.filter {
-            $0.service.name == name || $0.url.hasPrefix(name) || $0.displayName == name
-        }
+        return configuration.forwardTargets.filter { $0.isNamed(name) }
     }
 
     /// Sends the test message to `targets` on `loop`; `report` hears each

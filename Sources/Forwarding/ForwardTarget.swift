@@ -121,6 +121,16 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { displayName }
 
+    /// Whether `relay test NAME` means this target: its service by name, by its
+    /// title as shown (`E-mail`, `email`: case and punctuation aside) or by a
+    /// scheme (`mailtos`, `tgram`), the start of its URL, or its shown name; an empty name, none.
+    public func isNamed(_ name: String) -> Bool {
+        func folded(_ text: String) -> String { String(text.lowercased().filter { $0.isLetter || $0.isNumber }) }
+        guard !name.isEmpty else { return false }
+        return service.name == name || folded(service.title) == folded(name) || service.schemes.contains(name.lowercased())
+            || url.hasPrefix(name) || displayName == name
+    }
+
     /// The request for `alert`: its body with the late note when it is late
     /// (`raisedAt`: its time as people read it here; `localize` translates),
     /// the headers every request carries, written by the service. DingTalk

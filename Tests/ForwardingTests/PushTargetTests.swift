@@ -154,5 +154,17 @@ import Testing
         #expect(AnswerRule.smtp.judge(status: 554, body: "5.7.1 rejected", afterData: true) == .refusedForGood("E-mail: 5.7.1 rejected (SMTP 554)"),
                 "a 5xx to the message's end: this message alone (issue 31.6)")
     }
+
+    /// Issue 33.7: `relay test email` matched nothing although the target is shown as "E-mail".
+    @Test func relayTestNamesATargetAsItIsShown() throws {
+        let mail = try ForwardTarget(forward: "mailtos://12345:auth%40code@smtp.qq.com/?to=12345@qq.com")
+        for name in ["mail", "email", "E-mail", "Email", "mailtos", "mailtos://12345", mail.displayName] {
+            #expect(mail.isNamed(name), "\(name)")
+        }
+        let bark = try ForwardTarget(forward: "bark://DEVICEKEY1234")
+        for name in ["bark", "Bark", "barks", "bark://"] { #expect(bark.isNamed(name), "\(name)") }
+        for name in ["ntfy", "mail", "e", "webhook", ""] { #expect(!bark.isNamed(name), "\(name)") }
+    }
+
 }
 
