@@ -20,11 +20,14 @@ public final class ProgramsForOtherUsers: Sendable {
         try files.createDirectory(atPath: folder, withIntermediateDirectories: false)
         chmod(folder, 0o755)
         let built = buildProductsDirectory.path
-        // `make locale` links icons into the source tree: copy what a link points at.
+        // `make locale` links icons into the source tree: copy what a link points at. By cp in a
+        // process of its own: a program this process opened for writing could be inherited by a child
+        // another test spawns meanwhile, and running the copy would fail with ETXTBSY ("Text file busy").
         for name in programs + ["locale", "icons"] {
             let source = URL(fileURLWithPath: built + "/" + name).resolvingSymlinksInPath().path
             guard files.fileExists(atPath: source) || programs.contains(name) else { continue }
-            try files.copyItem(atPath: source, toPath: folder + "/" + name)
+            let copied = try run("/bin/cp", ["-RL", source, folder + "/" + name])
+            guard copied.status == 0 else { throw TestSetupError("cp \(source): \(copied.standardError)") }
         }
         let readable = try run("/bin/chmod", ["-R", "u+rwX,go+rX", folder])
         guard readable.status == 0 else { throw TestSetupError("chmod -R \(folder): \(readable.standardError)") }
