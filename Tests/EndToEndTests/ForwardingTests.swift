@@ -150,14 +150,15 @@ import Testing
         #expect(await eventually(timeout: .seconds(20)) { ntfy.requests().count == 1 }, "\(rig.log)")
         _ = try rig.cli(["login"])
         // The relay request hangs (its own 30 s limit); the new session's keep-alives go on every 2 s.
-        #expect(await eventually(timeout: .seconds(20)) {
+        #expect(await eventually(timeout: .seconds(40)) {
             ((try? rig.sim.sessions()) ?? []).count == 2 && ((try? rig.sim.sessions().last?["reports"] as? [[String: Any]])??.count ?? 0) >= 5
         }, "\(rig.log)")
         let reports = try #require(try rig.sim.sessions().last?["reports"] as? [[String: Any]])
         let times = reports.compactMap { $0["at"] as? Double }
         let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
         #expect(reports.allSatisfy { $0["accepted"] as? Bool == true })
-        #expect(gaps.allSatisfy { $0 < 6 }, "keep-alives every 2 s, never held up by the relay: \(gaps)")
+        // Held up, a gap would be the relay's 30 s; 15 s leaves a loaded 2-core machine room.
+        #expect(gaps.allSatisfy { $0 < 15 }, "keep-alives every 2 s, never held up by the relay: \(gaps)")
         #expect(try status(rig)["state"] as? String == "online")
         #expect(ntfy.requests().count == 1, "the relay is still on its first request")
         print("forwarding: keep-alive gaps with a hanging relay target: \(gaps.map { String(format: "%.2f", $0) })")
