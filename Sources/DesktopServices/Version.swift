@@ -1,2 +1,2 @@
 /// The version of ccrelay: `--version`, the user agent, `GetStatus`.
-public let ccrelayVersion = "0.2.0"
+public let ccrelayVersion = "0.3.0"
