@@ -166,7 +166,7 @@ import Testing
         try untrusted.write(toFile: other, atomically: true, encoding: .utf8)
         chmod(other, 0o600)
         let logins = rig.logins()
-        let trial = try run(DaemonRig.ccrelay.replacingOccurrences(of: "/ccrelay", with: "/ccrelay-daemon"), ["--try", "--config", other],
+        let trial = try run(buildProductsDirectory.appendingPathComponent("ccrelay-daemon").path, ["--try", "--config", other],
                             environment: rig.environment, input: SrunDaemonTests.password + "\n")
         #expect(trial.status == 1 && (trial.standardError.contains("not from a trusted authority") || trial.standardError.contains("verified")),
                 "\(trial.standardError)")
