@@ -103,8 +103,11 @@ public final class AlertStore {
     }
 
     private static func open(_ path: String, busyTimeout: Int32) throws(StoreError) -> SQLiteDatabase {
-        let previousMask = umask(0o077)
-        defer { umask(previousMask) }
+        // A new journal is made private before SQLite opens it (its -wal and -shm files take the
+        // database's mode). Not by umask: that is the whole process's, and two threads opening
+        // stores at once (the test process) could leave it at 0077 for every program started later.
+        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
         let database = try SQLiteDatabase(path: path)
         do throws(SystemError) {
             try systemCall("chmod 600 \(path)") { chmod(path, 0o600) }

@@ -32,8 +32,9 @@ import Testing
         #expect(report.ipv4.answers.first?.contains(said) == true, "\(report.ipv4.answers)")
         // The IPv6 pass cannot reach an IPv4 address: it fails, and says why.
         #expect(report.ipv6.verdict == .limited)
-        // Each endpoint is given 2 s: a server that never answers (it holds the request 30 s) does not hold the check.
-        #expect(path != "hang" || took < .seconds(25), "\(took)")
+        // Each endpoint is given 2 s: a server that never answers (it holds the request 90 s) does not hold the check
+        // (60 s of room for a loaded 2-core machine).
+        #expect(path != "hang" || took < .seconds(60), "\(took)")
     }
 
     @Test func theFamiliesAreCheckedApartAndTheFirstDecisiveAnswerWins() async throws {

@@ -42,6 +42,25 @@ import Testing
         #expect((folder[.posixPermissions] as? Int) == 0o700)
     }
 
+    /// Opening a journal changed the process's umask and put it back; two threads opening stores at
+    /// once could leave it at 0077, and every program the test process started later (a desktop's
+    /// /run/user folder) was made private by mistake.
+    @Test func openingStoresOnManyThreadsLeavesTheProcessUmaskAlone() throws {
+        let before = umask(0o022)
+        umask(before)
+        let paths = (0..<16).map { directory + "/many/\($0)/alerts.db" }
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            _ = try? AlertStore(path: paths[index]) { _ in }
+        }
+        let after = umask(before)
+        umask(after)
+        #expect(after == before, "the umask was \(String(before, radix: 8)), now \(String(after, radix: 8))")
+        for path in paths {
+            let file = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((file[.posixPermissions] as? Int) == 0o600, "\(path)")
+        }
+    }
+
     @Test func theBadgeCountsUnacknowledgedAlertsAndKnowsWhenOneIsCritical() throws {
         let store = try AlertStore(path: directory + "/alerts.db") { Issue.record("unexpected: \($0)") }
         #expect(try store.badge() == BadgeState(count: 0, urgent: false))

@@ -96,7 +96,7 @@ extension SystemServiceTests {
             "--ca-file", pki.caCertificate, "--forward", "tgram://123456789:AAHsecretBotToken/42", "--no-autostart", "--yes",
         ], environment: service.environment)
         // The trial waits on a server that never answers: its helper and its files are there.
-        #expect(await eventually(timeout: .seconds(20)) { self.contents(service.folder + "/etc").contains { $0.hasSuffix(".conf") && $0.contains("setup") } },
+        #expect(await eventually(timeout: .seconds(60)) { self.contents(service.folder + "/etc").contains { $0.hasSuffix(".conf") && $0.contains("setup") } },
                 "\(contents(service.folder + "/etc"))")
         #expect(DoctorTests.processes(with: "--try") > 0)
         setup.stop(signal: SIGTERM)

@@ -9,7 +9,7 @@ and answers by path:
   /page           200 with a login page
   /redirect       302 to a portal
   /status-503     503
-  /hang           takes the request and never answers
+  /hang           takes the request and never answers (holds it 90 s)
   /reset          closes the connection without a word
 """
 import socket
@@ -53,7 +53,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", "0")
             self.end_headers()
         elif path == "/hang":
-            time.sleep(30)
+            time.sleep(90)
         elif path == "/reset":
             # SO_LINGER 0: closing sends a reset, not a goodbye.
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
