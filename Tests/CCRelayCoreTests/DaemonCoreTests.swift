@@ -315,6 +315,15 @@ struct CoreRig {
         rig.send(.keepAliveAnswered(KeepAliveResult(problem: nil, droppedNotices: 0, locationRejected: nil,
                                                     answer: .accepted(interval: nil, timeout: nil, notices: []))))
         #expect(rig.publications.last?.problem?.code == .configurationUnusable)
+        // Nor does a failure between two successes: it would have taken the file's place, and the success cleared it.
+        rig.advance(.seconds(60))
+        rig.send(.keepAliveAnswered(KeepAliveResult(
+            problem: ProblemReport(code: .timeout, sentence: "timed out"), droppedNotices: 0,
+            locationRejected: nil, answer: .transientFailure("timeout"))))
+        rig.advance(rig.core.session.nextAttempt(at: rig.now) ?? .seconds(1))
+        rig.send(.keepAliveAnswered(KeepAliveResult(problem: nil, droppedNotices: 0, locationRejected: nil,
+                                                    answer: .accepted(interval: nil, timeout: nil, notices: []))))
+        #expect(rig.publications.last?.problem?.code == .configurationUnusable)
     }
 
     @Test func eachChangeIsPublishedOnceWithTheJournalsBadge() {

@@ -430,7 +430,8 @@ public struct DaemonCore: Sendable {
 
     /// What every exchange leaves behind: its problem (for the status) and dropped notices.
     private mutating func note(_ newProblem: ProblemReport?, droppedNotices: Int, _ effects: inout [DaemonEffect]) {
-        if let newProblem { problem = newProblem }
+        // A session's problem does not take the place of the file's: the next success would clear it.
+        if let newProblem, !(problem.map { DaemonRules.problemsASessionOutlives.contains($0.code) } ?? false) { problem = newProblem }
         // docs/protocol.md's leniency: a malformed notice is dropped and the reply stands;
         // said once per run (a server may send it with every reply).
         guard droppedNotices > 0, !droppedNoticesLogged else { return }
