@@ -1,8 +1,8 @@
-import FoundationEssentials
 import CCRelayCore
+import CoreVocabulary
 
 /// Who is talking: sent in every login.
-public struct ClientInfo: Codable, Sendable, Hashable {
+public struct ClientInfo: Sendable, Hashable {
     public var name: String
     public var version: String
     public var platform: String
@@ -14,7 +14,7 @@ public struct ClientInfo: Codable, Sendable, Hashable {
 }
 
 /// The body of `POST /cc/v1/session`.
-public struct LoginRequest: Encodable, Sendable {
+public struct LoginRequest: Sendable {
     public var client: ClientInfo
     public var device: String
     /// Password login only; the password never comes from a file or argv.
@@ -29,7 +29,7 @@ public struct LoginRequest: Encodable, Sendable {
 }
 
 /// The body of `POST /cc/v1/session/keepalive`.
-public struct KeepAliveRequest: Encodable, Sendable {
+public struct KeepAliveRequest: Sendable {
     /// 1, 2, 3 … per session; a retry of the same report reuses its seq.
     public var seq: UInt64
     public var location: LocationFix?
@@ -40,7 +40,7 @@ public struct KeepAliveRequest: Encodable, Sendable {
 }
 
 /// A campus announcement relayed by the server. Plain text, never markup.
-public struct Notice: Codable, Sendable, Hashable {
+public struct Notice: Sendable, Hashable {
     public static let textLimit = 1_000
 
     public var id: String
@@ -62,21 +62,14 @@ public struct Notice: Codable, Sendable, Hashable {
         text.contains("\u{0}") ? String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\u{0}" ? "\u{FFFD}" : $0 })) : text
     }
 
-    private enum CodingKeys: String, CodingKey { case id, title, body, urgency }
-
     /// Lenient: missing text (or text of another type) is empty, longer text
     /// is cut, unknown urgency is `normal`. Only the id must be right: a
-    /// string of 1–256 bytes, else the notice is malformed.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        func text(_ key: CodingKeys) -> String? { (try? container.decodeIfPresent(String.self, forKey: key)) ?? nil }
-        let id = try container.decode(String.self, forKey: .id)
-        guard (1...Wire.noticeIDLimit).contains(id.utf8.count) else {
-            throw DecodingError.dataCorruptedError(forKey: .id, in: container, debugDescription: "a notice id has 1–256 bytes")
-        }
-        let urgency = text(.urgency) ?? "normal"
+    /// string of 1–256 bytes, else the notice is malformed (nil).
+    init?(wire: Wire.Members) {
+        guard let id = wire.string("id"), (1...Wire.noticeIDLimit).contains(id.utf8.count) else { return nil }
+        let urgency = wire.string("urgency") ?? "normal"
         self.init(
-            id: id, title: text(.title) ?? "", body: text(.body) ?? "",
+            id: id, title: wire.string("title") ?? "", body: wire.string("body") ?? "",
             urgency: ["low", "normal", "critical"].contains(urgency) ? urgency : "normal")
     }
 }
@@ -118,17 +111,30 @@ public struct KeepAliveGrant: Sendable, Hashable {
 /// the rest of the reply stands), and every number is bounded here, before
 /// any arithmetic sees it.
 enum Wire {
-    /// One encoder for every request body (made once: it is not free; its
-    /// settings are never changed after this).
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    /// A login's JSON body: members in sorted order, absent ones left out.
+    static func body(_ login: LoginRequest) -> String {
+        let client = JSONText.object([
+            ("name", JSONText.string(login.client.name)), ("platform", JSONText.string(login.client.platform)),
+            ("version", JSONText.string(login.client.version)),
+        ])
+        var members = [("client", client), ("device", JSONText.string(login.device))]
+        if let password = login.password { members.append(("password", JSONText.string(password))) }
+        if let user = login.user { members.append(("user", JSONText.string(user))) }
+        return JSONText.object(members)
+    }
 
-    /// A request's JSON body.
-    static func body<T: Encodable>(_ value: T) -> String {
-        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    /// A keep-alive's JSON body: members in sorted order, the fix left out when there is none.
+    static func body(_ keepAlive: KeepAliveRequest) -> String {
+        var members: [(String, String)] = []
+        if let fix = keepAlive.location {
+            members.append(
+                ("location", JSONText.object([
+                    ("accuracy", JSONText.number(fix.accuracy)), ("lat", JSONText.number(fix.lat)),
+                    ("lon", JSONText.number(fix.lon)), ("timestamp", JSONText.string(fix.timestamp)),
+                ])))
+        }
+        members.append(("seq", "\(keepAlive.seq)"))
+        return JSONText.object(members)
     }
 
     /// docs/protocol.md's bounds. CC/1 servers grant 5–3600 s; the client accepts
@@ -144,7 +150,7 @@ enum Wire {
     /// The granted address is shown to people: printable ASCII, this long at most.
     static let ipLimit = 64
 
-    struct LoginReply: Decodable {
+    struct LoginReply {
         var session: String?
         var ip: String?
         var interval: Int?
@@ -152,47 +158,44 @@ enum Wire {
         var location: String?
         var notices = NoticeList()
 
-        init(from decoder: any Decoder) throws {
-            let fields = try decoder.container(keyedBy: Field.self)
-            session = fields.lenientString(.session)
-            ip = fields.lenientString(.ip)
-            interval = fields.boundedInteger(.interval, intervalRange)
-            timeout = fields.boundedInteger(.timeout, timeoutRange)
-            location = fields.lenientString(.location)
+        init(_ fields: Members) {
+            session = fields.string("session")
+            ip = fields.string("ip")
+            interval = fields.boundedInteger("interval", intervalRange)
+            timeout = fields.boundedInteger("timeout", timeoutRange)
+            location = fields.string("location")
             notices = fields.notices()
         }
     }
 
-    struct KeepAliveReply: Decodable {
+    struct KeepAliveReply {
         var status: String?
         var interval: Int?
         var timeout: Int?
         var notices = NoticeList()
 
-        init(from decoder: any Decoder) throws {
-            let fields = try decoder.container(keyedBy: Field.self)
-            status = fields.lenientString(.status)
-            interval = fields.boundedInteger(.interval, intervalRange)
-            timeout = fields.boundedInteger(.timeout, timeoutRange)
+        init(_ fields: Members) {
+            status = fields.string("status")
+            interval = fields.boundedInteger("interval", intervalRange)
+            timeout = fields.boundedInteger("timeout", timeoutRange)
             notices = fields.notices()
         }
     }
 
     /// Error bodies: `{"error", "message"}` or `{"status", "reason", "message"}`.
-    struct ErrorReply: Decodable {
+    struct ErrorReply {
         var error: String?
         var status: String?
         var reason: String?
         var message: String?
         var retryAfter: Int?
 
-        init(from decoder: any Decoder) throws {
-            let fields = try decoder.container(keyedBy: Field.self)
-            error = fields.lenientString(.error)
-            status = fields.lenientString(.status)
-            reason = fields.lenientString(.reason)
-            message = fields.lenientString(.message).map { String($0.prefix(Notice.textLimit)) }
-            retryAfter = fields.boundedInteger(.retry_after, retryAfterRange)
+        init(_ fields: Members) {
+            error = fields.string("error")
+            status = fields.string("status")
+            reason = fields.string("reason")
+            message = fields.string("message").map { String($0.prefix(Notice.textLimit)) }
+            retryAfter = fields.boundedInteger("retry_after", retryAfterRange)
         }
     }
 
@@ -202,8 +205,52 @@ enum Wire {
         var dropped = 0
     }
 
-    enum Field: String, CodingKey {
-        case session, ip, interval, timeout, location, notices, status, error, reason, message, retry_after
+    /// An object's members, read leniently: a member of another type than
+    /// the one asked for counts as absent.
+    struct Members {
+        let values: [String: JSONScan.Value]
+
+        /// The members of the object that is the whole of `body`, or nil when it is not CC/1's JSON.
+        init?(body: [UInt8]) {
+            guard let values = JSONScan.document(body) else { return nil }
+            self.values = values
+        }
+
+        init(_ values: [String: JSONScan.Value]) { self.values = values }
+
+        /// A string, or nil when absent or of another type.
+        func string(_ name: String) -> String? {
+            guard case .scalar(.string(let text))? = values[name] else { return nil }
+            return text
+        }
+
+        /// A number (integer or finite float, of any size or sign) clamped into
+        /// `range`, or nil when absent or not a number.
+        func boundedInteger(_ name: String, _ range: ClosedRange<Int>) -> Int? {
+            guard case .scalar(.number(let text))? = values[name] else { return nil }
+            if let integer = Int(text) { return min(max(integer, range.lowerBound), range.upperBound) }
+            guard let number = Double(text), number.isFinite else { return nil }
+            return Int(min(max(number.rounded(.down), Double(range.lowerBound)), Double(range.upperBound)))
+        }
+
+        /// `notices`: up to `Wire.noticeLimit` well-formed entries; a value that
+        /// is not an array, and every malformed entry, counts as dropped.
+        func notices() -> NoticeList {
+            switch values["notices"] {
+            case nil, .scalar(.null)?: return NoticeList()
+            case .array(let entries)?:
+                var list = NoticeList()
+                for entry in entries {
+                    if case .object(let members) = entry, let notice = Notice(wire: Members(members)), list.notices.count < noticeLimit {
+                        list.notices.append(notice)
+                    } else {
+                        list.dropped += 1
+                    }
+                }
+                return list
+            default: return NoticeList(notices: [], dropped: 1)
+            }
+        }
     }
 
     /// Why a reply is not valid CC/1.
@@ -253,45 +300,5 @@ enum Wire {
     static func displayableIP(_ text: String?) -> String {
         guard let text, text.utf8.count <= ipLimit, text.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) else { return "" }
         return text
-    }
-}
-
-/// A value decoded on its own: a malformed element becomes nil instead of
-/// failing the array (and the unkeyed container still moves past it).
-private struct Lossy<Value: Decodable>: Decodable {
-    var value: Value?
-    init(from decoder: any Decoder) throws { value = try? Value(from: decoder) }
-}
-
-extension KeyedDecodingContainer where Key == Wire.Field {
-    /// A string, or nil when absent or of another type.
-    func lenientString(_ key: Key) -> String? { (try? decodeIfPresent(String.self, forKey: key)) ?? nil }
-
-    /// A number (integer or finite float, of any size or sign) clamped into
-    /// `range`, or nil when absent or not a number.
-    func boundedInteger(_ key: Key, _ range: ClosedRange<Int>) -> Int? {
-        if let integer = (try? decodeIfPresent(Int.self, forKey: key)) ?? nil {
-            return min(max(integer, range.lowerBound), range.upperBound)
-        }
-        guard let number = (try? decodeIfPresent(Double.self, forKey: key)) ?? nil, number.isFinite else { return nil }
-        return Int(min(max(number.rounded(.down), Double(range.lowerBound)), Double(range.upperBound)))
-    }
-
-    /// `notices`: up to `Wire.noticeLimit` well-formed entries; a value that
-    /// is not an array, and every malformed entry, counts as dropped.
-    func notices() -> Wire.NoticeList {
-        guard contains(.notices), (try? decodeNil(forKey: .notices)) != true else { return Wire.NoticeList() }
-        guard let entries = try? decode([Lossy<Notice>].self, forKey: .notices) else {
-            return Wire.NoticeList(notices: [], dropped: 1)
-        }
-        var list = Wire.NoticeList()
-        for entry in entries {
-            if let notice = entry.value, list.notices.count < Wire.noticeLimit {
-                list.notices.append(notice)
-            } else {
-                list.dropped += 1
-            }
-        }
-        return list
     }
 }

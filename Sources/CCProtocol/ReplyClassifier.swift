@@ -1,5 +1,4 @@
 import CurlTransport
-import FoundationEssentials
 import CCRelayCore
 
 /// Turns what came back from the server into an `Outcome`: pure functions
@@ -11,17 +10,13 @@ enum ReplyClassifier {
     }
 
     static let bodyLimit = 64 * 1024
-    /// One decoder for every reply (made once; its settings are never changed).
-    private static let decoder = JSONDecoder()
 
     static func classify(_ endpoint: Endpoint, status: Int, body: [UInt8], retryAfterHeader: String?) -> Outcome {
-        let decoder = Self.decoder
-        let data = Data(body)
-        // Decoded only for the statuses that carry one (not for every accepted keep-alive).
-        var error: Wire.ErrorReply? { try? decoder.decode(Wire.ErrorReply.self, from: data) }
+        // Read only for the statuses that carry one.
+        var error: Wire.ErrorReply? { Wire.Members(body: body).map(Wire.ErrorReply.init) }
         switch (endpoint, status) {
         case (.login, 200), (.login, 201):
-            guard let reply = try? decoder.decode(Wire.LoginReply.self, from: data) else {
+            guard let reply = Wire.Members(body: body).map(Wire.LoginReply.init) else {
                 return .transportFailure(.protocolError("the login reply is not CC/1 JSON"))
             }
             switch Wire.validate(reply) {
@@ -29,7 +24,7 @@ enum ReplyClassifier {
             case .failure(let problem): return .transportFailure(.protocolError(problem.text))
             }
         case (.keepAlive, 200):
-            guard let reply = try? decoder.decode(Wire.KeepAliveReply.self, from: data) else {
+            guard let reply = Wire.Members(body: body).map(Wire.KeepAliveReply.init) else {
                 return .transportFailure(.protocolError("the keep-alive reply is not CC/1 JSON"))
             }
             switch Wire.validate(reply) {

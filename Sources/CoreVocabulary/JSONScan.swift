@@ -1,8 +1,9 @@
-/// The top-level members of a JSON object that hold a string, a number or
-/// a boolean — what a push service's answer says in `code`, `errcode`,
-/// `ok`, `msg` or `description`, what a Srun portal answers — read in the
-/// pure core (no Foundation). Nested objects and arrays are stepped over;
-/// anything that is not a JSON object gives nil. Bounded by its input (an
+/// JSON read without Foundation: the top-level members of an object that
+/// hold a string, a number or a boolean — what a push service's answer says
+/// in `code`, `errcode`, `ok`, `msg` or `description`, what a Srun portal
+/// answers — with nested objects and arrays stepped over; or a whole
+/// document as a tree of bounded depth (a CC/1 reply and its notices).
+/// Anything that is not a JSON object gives nil. Bounded by its input (an
 /// answer is at most 64 KiB).
 public enum JSONScan {
     /// A member's value; a number keeps its text (its size and form are the reader's to check).
@@ -11,6 +12,29 @@ public enum JSONScan {
         case number(String)
         case bool(Bool)
         case null
+    }
+
+    /// A value of a document read whole.
+    public indirect enum Value: Sendable, Hashable {
+        case object([String: Value])
+        case array([Value])
+        case scalar(Scalar)
+    }
+
+    /// The members of the object that is the whole of `bytes` (white space
+    /// and a UTF-8 byte-order mark around it allowed, a comma after its last
+    /// member too), nested at most `depthLimit` deep; nil when anything is
+    /// malformed, deeper, or a member's name is not UTF-8. A string value's
+    /// invalid UTF-8 reads as U+FFFD.
+    public static func document(_ bytes: [UInt8], depthLimit: Int = 16) -> [String: Value]? {
+        var scanner = Scanner(bytes)
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.at = 3 }
+        scanner.skipSpace()
+        guard scanner.at < bytes.count, bytes[scanner.at] == UInt8(ascii: "{"),
+            case .object(let members) = scanner.tree(depth: depthLimit)
+        else { return nil }
+        scanner.skipSpace()
+        return scanner.at < bytes.count ? nil : members
     }
 
     /// The members of the object `text` starts with; with `whole`, nil
@@ -49,15 +73,47 @@ public enum JSONScan {
             if take(UInt8(ascii: "}")) { return members }
             while true {
                 skipSpace()
-                guard let name = string() else { return nil }
+                guard let name = string(exact: true) else { return nil }
                 skipSpace()
                 guard take(UInt8(ascii: ":")) else { return nil }
                 skipSpace()
                 guard let value = element(&self) else { return nil }
                 if let value { members[name] = value }
                 skipSpace()
-                if take(UInt8(ascii: ",")) { continue }
+                if take(UInt8(ascii: ",")) {
+                    skipSpace()
+                    if take(UInt8(ascii: "}")) { return members }
+                    continue
+                }
                 return take(UInt8(ascii: "}")) ? members : nil
+            }
+        }
+
+        /// Any value as a tree, at most `depth` levels of objects and arrays; nil when malformed or deeper.
+        mutating func tree(depth: Int) -> Value? {
+            guard depth > 0, at < bytes.count else { return nil }
+            switch bytes[at] {
+            case UInt8(ascii: "{"): return object { $0.tree(depth: depth - 1).map { .some($0) } }.map(Value.object)
+            case UInt8(ascii: "["): return array(depth: depth - 1).map(Value.array)
+            default:
+                guard case .some(.some(let scalar)) = value() else { return nil }
+                return .scalar(scalar)
+            }
+        }
+
+        /// An array whose elements are trees of at most `depth` levels.
+        mutating func array(depth: Int) -> [Value]? {
+            guard take(UInt8(ascii: "[")) else { return nil }
+            var elements: [Value] = []
+            skipSpace()
+            if take(UInt8(ascii: "]")) { return elements }
+            while true {
+                skipSpace()
+                guard let element = tree(depth: depth) else { return nil }
+                elements.append(element)
+                skipSpace()
+                if take(UInt8(ascii: ",")) { continue }
+                return take(UInt8(ascii: "]")) ? elements : nil
             }
         }
 
@@ -99,11 +155,14 @@ public enum JSONScan {
             return false
         }
 
-        mutating func string() -> String? {
+        /// A string; with `exact`, nil when its bytes are not UTF-8 (else they read as U+FFFD).
+        mutating func string(exact: Bool = false) -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
             var scalars = String.UnicodeScalarView()
             var plain: [UInt8] = []
+            var valid = true
             func flush() {
+                if exact && String(validating: plain, as: UTF8.self) == nil { valid = false }
                 scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
                 plain.removeAll()
             }
@@ -113,7 +172,7 @@ public enum JSONScan {
                 switch byte {
                 case UInt8(ascii: "\""):
                     flush()
-                    return String(scalars)
+                    return valid ? String(scalars) : nil
                 case UInt8(ascii: "\\"):
                     guard at < bytes.count else { return nil }
                     let escaped = bytes[at]

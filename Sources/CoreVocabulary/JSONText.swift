@@ -20,6 +20,9 @@ public enum JSONText {
         return out + "\""
     }
 
+    /// A number as JSON writes it; one that is not finite (JSON has no word for it) as null.
+    public static func number(_ value: Double) -> String { value.isFinite ? "\(value)" : "null" }
+
     /// An object of already-encoded values, in the given order.
     public static func object(_ members: [(String, String)]) -> String {
         "{" + members.map { string($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
