@@ -27,31 +27,41 @@ public final class ResponseBuffer {
         self.limit = limit
     }
 
-    /// One header line (status line, header, or the blank line that ends the head).
-    public func takeHeaderLine(_ line: String) {
-        if line.hasPrefix("HTTP/") {
-            let words = line.split(separator: " ")
-            status = words.count > 1 ? Int(words[1].prefix(3)) ?? 0 : 0
+    /// One header line (status line, header, or the blank line that ends the
+    /// head), as libcurl hands it over: read as bytes, and only the values
+    /// kept become text.
+    public func takeHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        let space = UInt8(ascii: " ")
+        if line.starts(with: "HTTP/".utf8) {
+            // "HTTP/1.1 200 OK": the word after the version, its first three characters.
+            let afterVersion = line.drop { $0 != space }.drop { $0 == space }
+            status = Int(String(decoding: afterVersion.prefix { $0 != space }.prefix(3), as: UTF8.self)) ?? 0
             headComplete = false
             retryAfter = nil
             contentLength = nil
-        } else if let first = line.utf8.first, (0x32...0x35).contains(first), line.utf8.prefix(3).allSatisfy({ (0x30...0x39).contains($0) }) {
+        } else if line.count >= 3, (0x32...0x35).contains(line[0]), line.prefix(3).allSatisfy({ (0x30...0x39).contains($0) }) {
             // An SMTP reply: a three-digit code first (2xx to 5xx).
-            let text = String(String.UnicodeScalarView(line.unicodeScalars.prefix { $0 != "\r" && $0 != "\n" }.prefix(300)))
-            replies = Array((replies + [text]).suffix(4))
-        } else if line == "\r\n" || line == "\n" {
+            let text = String(decoding: line.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
+            replies = Array((replies + [String(String.UnicodeScalarView(text.unicodeScalars.prefix(300)))]).suffix(4))
+        } else if line.elementsEqual("\r\n".utf8) || line.elementsEqual("\n".utf8) {
             if status >= 200 { headComplete = true }
-        } else {
-            // The two headers read, by name (one lowercased copy of a line's start, not one per name).
-            let name = line.prefix(15).lowercased()
-            if name == "content-length:" {
-                let digits = line.unicodeScalars.dropFirst(15).filter { ("0"..."9").contains($0) }.prefix(12)
-                contentLength = Int(String(String.UnicodeScalarView(digits)))
-            } else if name.hasPrefix("retry-after:") {
-                let value = line.unicodeScalars.dropFirst(12).drop { $0 == " " || $0 == "\t" }.prefix { $0 != "\r" && $0 != "\n" }
-                retryAfter = String(String(String.UnicodeScalarView(value)).prefix(64))
-            }
+        } else if Self.line(line, isNamed: "content-length:") {
+            let digits = line.dropFirst(15).filter { (0x30...0x39).contains($0) }.prefix(12)
+            contentLength = Int(String(decoding: digits, as: UTF8.self))
+        } else if Self.line(line, isNamed: "retry-after:") {
+            let value = line.dropFirst(12).drop { $0 == space || $0 == 0x09 }.prefix { $0 != 0x0D && $0 != 0x0A }
+            retryAfter = String(String(decoding: value, as: UTF8.self).prefix(64))
         }
+    }
+
+    /// Whether `line` starts with the header name `name` (lowercase, with its colon), in any case.
+    private static func line(_ line: UnsafeBufferPointer<UInt8>, isNamed name: StaticString) -> Bool {
+        let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        guard line.count >= name.count else { return false }
+        for (byte, wanted) in zip(line, name) where (0x41...0x5A).contains(byte) ? byte | 0x20 != wanted : byte != wanted {
+            return false
+        }
+        return true
     }
 }
 
@@ -80,7 +90,6 @@ public let takeResponseHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int
     let total = size * count
     buffer.headBytes += total
     guard buffer.headBytes <= ResponseBuffer.headLimit else { return 0 }
-    let line = data.withMemoryRebound(to: UInt8.self, capacity: total) { String(decoding: UnsafeBufferPointer(start: $0, count: total), as: UTF8.self) }
-    buffer.takeHeaderLine(line)
+    data.withMemoryRebound(to: UInt8.self, capacity: total) { buffer.takeHeaderLine(UnsafeBufferPointer(start: $0, count: total)) }
     return total
 }
