@@ -48,6 +48,6 @@ public enum ConfigurationFile {
         }
         if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return failure(Localization.localize("the configuration is not UTF-8 text")) }
-        return ConfigurationParser.parse(text, file: path, home: home())
+        return ConfigurationParser.parse(text, file: path, home: home(), localize: Localization.localizer)
     }
 }

@@ -316,7 +316,8 @@ enum SetupCommand {
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
-        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.forwardTargets.isEmpty ?? true)
+        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home(), localize: Localization.localizer)
+            .configuration?.forwardTargets.isEmpty ?? true)
 
         // The answers are tried from a private file next to the real one (the system service's: among
         // its staged copies), which is written only after a login; it goes with setup, however setup ends.
@@ -448,7 +449,7 @@ enum SetupCommand {
     /// written when the file has errors (`SetupEdit.answers`).
     private static func existingAnswers(_ text: String, file path: String) -> [String: String] {
         guard !text.isEmpty else { return [:] }
-        let parsed = ConfigurationParser.parse(text, file: path, home: home())
+        let parsed = ConfigurationParser.parse(text, file: path, home: home(), localize: Localization.localizer)
         guard let configuration = parsed.configuration else { return SetupEdit.answers(text, home: home()) }
         var answers: [String: String] = ["server": configuration.serverURL]
         answers["certificate"] = configuration.certificate

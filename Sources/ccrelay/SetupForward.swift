@@ -43,11 +43,14 @@ enum SetupForward {
             Output.error(fill(localize("setup: --forward-ca-file %s: %s"), file, problem))
             return ExitStatus.failure
         }
-        // What the targets add must read back without a new error (a mistyped scheme is named with its fix).
-        let home = ConfigurationFile.home()
-        let before = Set(ConfigurationParser.parse(old, file: path, home: home).errors.map(\.message))
+        // What the targets add must read back without a new error (a mistyped scheme is named with its fix);
+        // both readings in the user's language, so that an old error is told apart by its words.
+        func errors(_ text: String) -> [ConfigurationIssue] {
+            ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home(), localize: Localization.localizer).errors
+        }
+        let before = Set(errors(old).map(\.message))
         let probe = caFile.map { file in var copy = editor; copy.set("relay", "ca-file", to: file); return copy.text } ?? editor.text
-        let added = ConfigurationParser.parse(probe, file: path, home: home).errors.filter { !before.contains($0.message) }
+        let added = errors(probe).filter { !before.contains($0.message) }
         guard added.isEmpty else {
             for issue in added { Output.error("setup: \(issue)") }
             Output.error(localize("setup: nothing was written; fix the answers above and run ccrelay setup again"))

@@ -74,7 +74,7 @@ import Testing
             var editor = ConfigurationEditor(file)
             editor.set("auth", "certificate", to: path)
             editor.set("server", "url", to: url)
-            let parsed = ConfigurationParser.parse(editor.text, file: "ccrelay.conf", home: "/home/s")
+            let parsed = ConfigurationParser.parse(editor.text, file: "ccrelay.conf", home: "/home/s", localize: .english)
             #expect(parsed.configuration?.certificate == path, "\(tail.debugDescription): \(parsed.errors)")
             #expect(parsed.configuration?.serverURL == url, "\(tail.debugDescription): \(parsed.errors)")
             #expect(parsed.configuration?.locationMode == .off)
