@@ -29,7 +29,7 @@ enum SetupForward {
         switch BoundedFile.read(path, limit: 1 << 20) {
         case .success(let bytes): old = String(decoding: bytes, as: UTF8.self)
         case .failure(let problem):
-            Output.error(fill(localize("setup: cannot use %s: %s"), path, problem.description))
+            Output.error(fill(localize("setup: cannot use %s: %s"), path, problem.sentence(Localization.localizer)))
             return ExitStatus.failure
         }
         var editor = ConfigurationEditor(old)

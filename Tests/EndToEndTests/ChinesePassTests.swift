@@ -147,6 +147,70 @@ import Testing
         }
     }
 
+    /// What the checker finds in the files the configuration names (certificate, key, CA files, password
+    /// file, interface) and in the file itself (its mode, its type, its encoding), in Chinese.
+    @Test func theFileChecksAreReportedInChinese() throws {
+        let environment = isolated()
+        let folder = environment["XDG_STATE_HOME"]! + "/files"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let pki = TestPKI.shared
+        func file(_ name: String, _ text: String, mode: mode_t = 0o600) throws -> String {
+            let path = folder + "/" + name
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, mode)
+            return path
+        }
+        let openKey = try file("open.key", String(contentsOfFile: pki.clientKey, encoding: .utf8), mode: 0o644)
+        let notes = try file("notes.pem", "a note, not a certificate\n")
+        let emptyPassword = try file("empty-password", "")
+        let openPassword = try file("open-password", "hunter2\n", mode: 0o644)
+        let server = "[server]\nurl = https://127.0.0.1:9/\n"
+        func credentials(_ certificate: String, _ key: String? = nil) -> String {
+            server + "[auth]\ncertificate = \(certificate)\n" + (key.map { "key = \($0)\n" } ?? "")
+        }
+        // Each file, the line its problem is on (0: the file as a whole) and its mode.
+        let cases: [(name: String, text: String, line: Int, mode: mode_t)] = [
+            ("missing-certificate", credentials(folder + "/none.pem", folder + "/none.key"), 4, 0o600),
+            ("key-others-read", credentials(pki.clientCertificate, openKey), 5, 0o600),
+            ("key-of-another", credentials(pki.clientCertificate, pki.strangerKey), 5, 0o600),
+            ("key-with-passphrase", credentials(pki.clientCertificate, pki.encryptedKey), 5, 0o600),
+            ("expired", credentials(pki.expiredCertificate, pki.expiredKey), 4, 0o600),
+            ("certificate-folder", credentials(folder, pki.clientKey), 4, 0o600),
+            ("certificate-without-key", credentials(pki.clientCertificate), 4, 0o600),
+            ("certificate-not-pem", credentials(notes, pki.clientKey), 4, 0o600),
+            ("bundle-without-keyring", credentials(pki.clientPKCS12), 4, 0o600),
+            ("missing-ca", server + "ca-file = \(folder)/none-ca.pem\n", 3, 0o600),
+            ("ca-not-pem", server + "ca-file = \(pki.clientKey)\n", 3, 0o600),
+            ("no-interface", server + "interface = nosuch0\n", 3, 0o600),
+            ("url-with-query", "[server]\nurl = https://127.0.0.1:9/?a=b\n", 2, 0o600),
+            ("missing-password-file", server + "[auth]\nuser = 20231234\npassword-file = \(folder)/none\n", 5, 0o600),
+            ("password-file-others-read", server + "[auth]\nuser = 20231234\npassword-file = \(openPassword)\n", 5, 0o600),
+            ("empty-password-file", server + "[auth]\nuser = 20231234\npassword-file = \(emptyPassword)\n", 5, 0o600),
+            ("missing-relay-ca", server + "[auth]\nuser = 20231234\n[relay]\nforward = bark://KEY\nca-file = \(folder)/none-ca.pem\n", 7, 0o600),
+            ("portal-with-query", "[server]\nurl = http://10.0.0.55/?a=b\nprotocol = srun\n[auth]\nuser = 20231234\n", 0, 0o600),
+            ("others-read", server, 0, 0o644),
+        ]
+        for (name, text, line, mode) in cases {
+            let path = try file(name + ".conf", text, mode: mode)
+            let result = try run(Self.ccrelay, ["config", "check", "--config", path], environment: environment)
+            #expect(result.status == 1, "\(name): \(result.standardError)")
+            #expect(result.standardError.contains(line > 0 ? "\(path):\(line): " : "\(path): "), "\(name): \(result.standardError)")
+            expectChinese(["config", "check", name], result)
+        }
+        // Not a file, not text; and the system service's warning that no alert leaves the machine.
+        let binary = folder + "/binary.conf"
+        _ = FileManager.default.createFile(atPath: binary, contents: Data([0xFF, 0xFE, 0x0A]), attributes: [.posixPermissions: 0o600])
+        for path in [folder, binary] {
+            let result = try run(Self.ccrelay, ["config", "check", "--config", path], environment: environment)
+            #expect(result.status == 1, "\(path): \(result.standardError)")
+            expectChinese(["config", "check", path], result)
+        }
+        let system = try run(Self.ccrelay, ["--system", "config", "check", "--config", try file("service.conf", server + "[auth]\nuser = 20231234\n")],
+                             environment: environment)
+        #expect(system.status == 0 && system.standardError.contains("[relay]"), "\(system.standardError)")
+        expectChinese(["--system", "config", "check"], system)
+    }
+
     @Test func aRunningDaemonAnswersInChinese() async throws {
         let rig = try await DaemonRig(extraConfig: "[keepalive]\nauto-relogin = false", extraEnvironment: Self.chinese)
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
