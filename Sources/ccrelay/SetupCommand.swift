@@ -149,7 +149,9 @@ enum SetupCommand {
         func answer(_ key: String, _ question: String, required: Bool, file: Bool = false) -> Answer {
             if let given = parsed.values[key] {
                 // A value the file cannot hold is refused as a usage error below, before any file is looked at.
-                if file, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
+                if file, ConfigurationEditor.problem(with: given, localize: Localization.localizer) == nil,
+                    let problem = fileProblem(absolute(given))
+                {
                     return .refused("--\(key) \(withFullPath(given)): \(problem)")
                 }
                 return .value(given)
@@ -232,7 +234,9 @@ enum SetupCommand {
             }
         }
         var relayCAFile = parsed.values["forward-ca-file"]
-        if let given = relayCAFile, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
+        if let given = relayCAFile, ConfigurationEditor.problem(with: given, localize: Localization.localizer) == nil,
+            let problem = fileProblem(absolute(given))
+        {
             return fileRefused("--forward-ca-file \(withFullPath(given)): \(problem)")
         }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -300,7 +304,7 @@ enum SetupCommand {
         }
         given += relay.map { ("--" + $0.0, $0.1) }
         for (what, value) in given {
-            if let problem = ConfigurationEditor.problem(with: value) {
+            if let problem = ConfigurationEditor.problem(with: value, localize: Localization.localizer) {
                 return usageError("setup", "\(what) \(problem)")
             }
         }

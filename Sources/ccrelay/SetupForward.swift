@@ -35,7 +35,7 @@ enum SetupForward {
         var editor = ConfigurationEditor(old)
         for option in options {
             guard let value = parsed.values[option] else { continue }
-            if let problem = ConfigurationEditor.problem(with: value) { return usageError("setup", "--\(option) \(problem)") }
+            if let problem = ConfigurationEditor.problem(with: value, localize: Localization.localizer) { return usageError("setup", "--\(option) \(problem)") }
             if option != "forward-ca-file" { editor.add("relay", option, value) }
         }
         var caFile = parsed.values["forward-ca-file"].map(SetupCommand.absolute)

@@ -211,6 +211,16 @@ import Testing
         expectChinese(["--system", "config", "check"], system)
     }
 
+    /// Setup refuses, in Chinese, a value the file cannot hold (before it tries anything).
+    @Test(arguments: ["bark://KEY\u{1}", "", " bark://KEY", "#bark://KEY", "bark://KEY #x"])
+    func setupRefusesAValueTheFileCannotHoldInChinese(_ forward: String) throws {
+        let arguments = ["setup", "--server", "https://127.0.0.1:9/", "--protocol", "cc1", "--user", "20231234", "--password-stdin",
+                         "--forward", forward]
+        let result = try run(Self.ccrelay, arguments, environment: isolated(), input: "hunter2\n")
+        #expect(result.status == 2 && result.standardError.contains("--forward"), "\(result.standardError)")
+        expectChinese(arguments, result)
+    }
+
     @Test func aRunningDaemonAnswersInChinese() async throws {
         let rig = try await DaemonRig(extraConfig: "[keepalive]\nauto-relogin = false", extraEnvironment: Self.chinese)
         #expect(await eventually(timeout: .seconds(20)) { rig.acceptedReports() >= 1 }, "\(rig.log)")
