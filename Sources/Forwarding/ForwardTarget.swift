@@ -55,7 +55,7 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// One `[relay] forward = URL` line, Apprise-style, parsed here (no
     /// Apprise): the schemes of `PushServices.all`, each documented in its
-    /// service's file and in ccrelay(1). Each may add `limit=N/day` or
+    /// service's file and in ccrelay.conf(5). Each may add `limit=N/day` or
     /// `limit=N/hour` (a budget: what is over it goes as one digest at the
     /// next free slot), and `proxy=http://HOST:PORT` or
     /// `proxy=socks5h://HOST:PORT` (Telegram needs one from China).

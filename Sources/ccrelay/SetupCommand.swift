@@ -65,12 +65,12 @@ enum SetupCommand {
           --webhook URL        … to this webhook (a JSON POST)
           --forward URL        … to this push service: bark://KEY, schan://SENDKEY,
                                pushplus://TOKEN, wecombot://KEY, dingtalk://TOKEN,
-                               feishu://HOOK_ID, tgram://BOT_TOKEN/CHAT_ID (see
-                               ccrelay(1)); targets already in the configuration are
-                               kept, and each gets a test message. On a machine set
-                               up already, these options alone add the target to the
-                               configuration as it is, with no trial login (a session
-                               online stays online)
+                               feishu://HOOK_ID, tgram://BOT_TOKEN/CHAT_ID (see man
+                               ccrelay.conf); targets already in the configuration
+                               are kept, and each gets a test message. On a machine
+                               set up already, these options alone add the target to
+                               the configuration as it is, with no trial login (a
+                               session online stays online)
           --forward-ca-file FILE  the CA of a forwarding target on the campus (a Bark
                                server with the school's own certificate): [relay] ca-file
           --p12-password-stdin  read the PKCS#12 bundle's password from standard input
@@ -482,7 +482,7 @@ enum SetupCommand {
         certificate: String?, key: String?, bundle: Bool, user: String?, passwordFile: String? = nil, relay: [(String, String)],
         relayCAFile: String?, protocol chosen: ServerProtocol, srun: SetupPortal.SrunAnswers?
     ) -> String {
-        var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; see ccrelay(1).\n" : existing)
+        var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; every key is in ccrelay.conf(5): man ccrelay.conf\n" : existing)
         func update(_ group: String, _ name: String, _ value: String?) {
             guard let value, value != current[name] else { return }
             editor.set(group, name, to: value)
