@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "DBusAsync", dependencies: ["DBus", "EventLoop"]),
         .target(name: "CCProtocolAsync", dependencies: ["CCProtocol", "CCRelayCore", "CoreVocabulary", "EventLoop"]),
         // Reading the small files a user names (configuration, certificates) safely.
-        .target(name: "FileAccess", dependencies: ["EventLoop"]),
+        .target(name: "FileAccess", dependencies: ["CoreVocabulary", "EventLoop"]),
         .target(name: "CurlTransport", dependencies: ["CCurl", "CoreVocabulary", "EventLoop"]),
         .target(name: "CCProtocol", dependencies: ["CurlTransport", "CCurl", "COpenSSL", "CCRelayCore", "CoreVocabulary", "FileAccess", "EventLoop"]),
         // The words every layer shares: instants, alerts, the daemon's states, text helpers.

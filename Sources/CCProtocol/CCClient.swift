@@ -1,3 +1,4 @@
+import CoreVocabulary
 import CurlTransport
 import CCurl
 import EventLoop
@@ -48,13 +49,15 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     }
 
     /// Checks the URL and the credential files, and prepares the handle; runs on `loop` from then on.
+    /// (The user heard of a problem from `check` already, in their language: one found here again, the
+    /// files changed in between, is said in English, for the log.)
     public init(configuration: ServerConfiguration, client: ClientInfo, loop: any EventScheduler) throws(ClientConfigurationError) {
         self.configuration = configuration
         self.client = client
         self.loop = loop
-        base = try ServerURL(parsing: configuration.url)
+        base = try ServerURL(parsing: configuration.url, localize: .english)
         userAgent = "ccrelay/\(client.version) (\(client.platform))"
-        try Self.check(configuration)
+        try Self.check(configuration, localize: .english)
         easy = try Self.makeHandle(configuration, userAgent: userAgent, base: base)
     }
 
@@ -62,22 +65,22 @@ public final class CCClient: CCTransport, @unchecked Sendable {
     /// daemon at start and by `ccrelay config check`, through this one
     /// function: the credential files (readable regular files, a private
     /// key of the certificate, unencrypted, 0600, not expired), the CA file,
-    /// and the interface.
-    public static func check(_ configuration: ServerConfiguration) throws(ClientConfigurationError) {
-        _ = try ServerURL(parsing: configuration.url)
+    /// and the interface. Each refusal is said in `localize`'s language.
+    public static func check(_ configuration: ServerConfiguration, localize: Localizer) throws(ClientConfigurationError) {
+        _ = try ServerURL(parsing: configuration.url, localize: localize)
         if let certificate = configuration.certificate {
             let facts = try CredentialFiles.inspect(
-                certificate: certificate, key: configuration.key, passphrase: configuration.keyPassphrase)
+                certificate: certificate, key: configuration.key, passphrase: configuration.keyPassphrase, localize: localize)
             if facts.secondsUntilExpiry < 0 {
                 throw ClientConfigurationError(
-                    "the client certificate \(certificate) expired on \(facts.notAfterDate); get a new one from campus IT",
+                    TextTemplate.fill(localize("the client certificate %s expired on %s; get a new one from campus IT"), certificate, facts.notAfterDate),
                     key: "auth.certificate")
             }
         }
-        if let caFile = configuration.caFile { try CredentialFiles.checkCertificateAuthorities(caFile) }
+        if let caFile = configuration.caFile { try CredentialFiles.checkCertificateAuthorities(caFile, localize: localize) }
         if let interface = configuration.interface, if_nametoindex(interface) == 0 {
             throw ClientConfigurationError(
-                "there is no network interface '\(interface)' (ip link lists them); fix [server] interface or remove it",
+                TextTemplate.fill(localize("there is no network interface '%s' (ip link lists them); fix [server] interface or remove it"), interface),
                 key: "server.interface")
         }
     }

@@ -52,12 +52,13 @@ struct ServerURL {
     /// The base with exactly one trailing slash.
     var base: String
 
-    /// Parses with libcurl's own URL parser; plain http only to loopback.
-    init(parsing text: String) throws(ClientConfigurationError) {
-        guard let handle = curl_url() else { throw ClientConfigurationError("out of memory parsing the server URL", key: "server.url") }
+    /// Parses with libcurl's own URL parser; plain http only to loopback. A
+    /// refusal is said in `localize`'s language.
+    init(parsing text: String, localize: Localizer) throws(ClientConfigurationError) {
+        guard let handle = curl_url() else { throw ClientConfigurationError.url(localize("out of memory parsing the server URL")) }
         defer { curl_url_cleanup(handle) }
         guard curl_url_set(handle, CURLUPART_URL, text, 0) == CURLUE_OK else {
-            throw ClientConfigurationError.url("server url '\(text)' is not a URL; write it like https://cc.campus.example/")
+            throw ClientConfigurationError.url(TextTemplate.fill(localize("server url '%s' is not a URL; write it like https://cc.campus.example/"), text))
         }
         func part(_ which: CURLUPart) -> String? {
             var value: UnsafeMutablePointer<CChar>?
@@ -68,21 +69,21 @@ struct ServerURL {
         scheme = (part(CURLUPART_SCHEME) ?? "").lowercased()
         host = (part(CURLUPART_HOST) ?? "").lowercased()
         guard !host.isEmpty else {
-            throw ClientConfigurationError.url("server url '\(text)' has no host name; write it like https://cc.campus.example/")
+            throw ClientConfigurationError.url(TextTemplate.fill(localize("server url '%s' has no host name; write it like https://cc.campus.example/"), text))
         }
         guard scheme == "https" || scheme == "http" else {
-            throw ClientConfigurationError.url("server url '\(text)' must start with https://")
+            throw ClientConfigurationError.url(TextTemplate.fill(localize("server url '%s' must start with https://"), text))
         }
         if scheme == "http" && !Loopback.isLoopbackHost(host) {
             throw ClientConfigurationError.url(
-                "server url '\(text)' uses plain http, which is only allowed to a loopback address; use https://")
+                TextTemplate.fill(localize("server url '%s' uses plain http, which is only allowed to a loopback address; use https://"), text))
         }
         if part(CURLUPART_USER) != nil || part(CURLUPART_PASSWORD) != nil {
             throw ClientConfigurationError.url(
-                "server url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring")
+                localize("server url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring"))
         }
         if part(CURLUPART_QUERY) != nil || part(CURLUPART_FRAGMENT) != nil {
-            throw ClientConfigurationError.url("server url '\(text)' must not have a query or fragment")
+            throw ClientConfigurationError.url(TextTemplate.fill(localize("server url '%s' must not have a query or fragment"), text))
         }
         base = text.hasSuffix("/") ? text : text + "/"
     }

@@ -22,7 +22,7 @@ public struct ServerReach: Sendable, Hashable {
     /// at most `timeout`), on `loop`; `completion` gets both, IPv4 first.
     public static func check(_ configuration: ServerConfiguration, userAgent: String, timeout: Duration = .seconds(5),
                              loop: any EventScheduler, completion: @escaping ([ServerReach]) -> Void) throws(ClientConfigurationError) {
-        let base = try ServerURL(parsing: configuration.url)
+        let base = try ServerURL(parsing: configuration.url, localize: .english)
         let multi = CurlMulti(loop: loop)
         var answers: [String: ServerReach] = [:]
         for (family, resolve) in [("IPv4", CURL_IPRESOLVE_V4), ("IPv6", CURL_IPRESOLVE_V6)] {

@@ -21,4 +21,10 @@ public struct Localizer: Sendable {
     public func plural(_ one: String, _ other: String, count: Int) -> String {
         TextTemplate.fill(counted(one, other, count), "\(count)")
     }
+
+    /// `items` as this language lists names: "a, b, c" in English, "a、b、c" in Chinese.
+    public func list(_ items: [String]) -> String {
+        let localize = self  // the separator's message is written as `make pot` finds it
+        return items.joined(separator: localize(", "))
+    }
 }

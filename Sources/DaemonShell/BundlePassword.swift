@@ -1,3 +1,4 @@
+import CoreVocabulary
 import DBus
 import DesktopServices
 import EventLoop
@@ -9,12 +10,13 @@ import EventLoop
 enum BundlePassword {
     /// The keyring's password for `certificate`, or nil: none stored, no
     /// session bus or keyring, or no answer within 40 s (a keyring waiting to
-    /// be unlocked). `log` hears why there was none, when it was an error.
+    /// be unlocked). `log` hears why there was none, when it was an error (in
+    /// the user's language: `config check` shows it).
     static func lookUp(_ certificate: String, log: (String) -> Void) -> String? {
         // The system service has no keyring: systemd hands it the password as a credential.
         switch SecretFile.credential("p12-password") {
         case .success(let password)?: return password
-        case .failure(let problem)?: log("the credential p12-password cannot be used: \(problem)")
+        case .failure(let problem)?: log(TextTemplate.fill(Localization.localize("the credential p12-password cannot be used: %s"), problem.description))
         case nil: break
         }
         do {
@@ -27,11 +29,12 @@ enum BundlePassword {
             while answer == nil, BootClock.now() < deadline { loop.runOnce(timeout: .seconds(1)) }
             switch answer {
             case .success(let password)?: return password
-            case .failure(let error)?: log("the keyring did not give the password of \(certificate): \(error.message)")
-            case nil: log("the keyring did not answer for the password of \(certificate) within 40 s")
+            case .failure(let error)?:
+                log(TextTemplate.fill(Localization.localize("the keyring did not give the password of %s: %s"), certificate, error.message))
+            case nil: log(TextTemplate.fill(Localization.localize("the keyring did not answer for the password of %s within 40 s"), certificate))
             }
         } catch {
-            log("no keyring for the password of \(certificate): \(error)")
+            log(TextTemplate.fill(Localization.localize("no keyring for the password of %s: %s"), certificate, "\(error)"))
         }
         return nil
     }

@@ -18,12 +18,13 @@ public enum ConfigurationCheck {
     /// usable, and every problem as FILE:LINE. A PKCS#12 certificate's
     /// password is `bundlePassword` when given (setup's trial), else the keyring's.
     public static func load(_ path: String, bundlePassword: String? = nil, log: (String) -> Void = { _ in }) -> ConfigurationParser.Result {
+        let localize = Localization.localizer
         var result = ConfigurationFile.load(path)
         guard var configuration = result.configuration else { return result }
         // Secrets the steering group can read (ccrelay 0.2's system service): a warning with the fix.
-        for (file, what, key) in [(path, "the configuration", nil), (configuration.key, "the private key", "auth.key"),
-                                  (configuration.passwordFile, "the password file", "auth.password-file")] {
-            guard let file, let warning = SecretFileMode.groupReadable(file, called: "\(what) \(file)")
+        for (file, what, key) in [(path, localize("the configuration %s"), nil), (configuration.key, localize("the private key %s"), "auth.key"),
+                                  (configuration.passwordFile, localize("the password file %s"), "auth.password-file")] {
+            guard let file, let warning = SecretFileMode.groupReadable(file, called: TextTemplate.fill(what, file), localize: localize)
             else { continue }
             result.warnings.append(ConfigurationIssue(file: path, line: key.flatMap { configuration.lines[$0] } ?? 0, message: warning, key: key))
         }
@@ -33,15 +34,15 @@ public enum ConfigurationCheck {
         }
         do throws(ClientConfigurationError) {
             switch configuration.serverProtocol {
-            case .cc1: try CCClient.check(serverConfiguration(configuration))
-            case .srun: _ = try SrunCampusClient.checked(configuration)
+            case .cc1: try CCClient.check(serverConfiguration(configuration), localize: localize)
+            case .srun: _ = try SrunCampusClient.checked(configuration, localize: localize)
             }
             if let passwordFile = configuration.passwordFile, case .failure(let problem) = SecretFile.read(passwordFile) {
                 throw ClientConfigurationError(problem.description, key: "auth.password-file")
             }
             if let caFile = configuration.forwardCAFile {
                 do throws(ClientConfigurationError) {
-                    try CredentialFiles.checkCertificateAuthorities(caFile)
+                    try CredentialFiles.checkCertificateAuthorities(caFile, localize: localize)
                 } catch {
                     throw ClientConfigurationError("[relay] " + error.message, key: "relay.ca-file")
                 }
@@ -49,9 +50,11 @@ public enum ConfigurationCheck {
         } catch {
             var error = error
             // Setup's trial: the password was given to setup, not read from the keyring.
-            if bundlePassword != nil, let certificate = configuration.certificate, error == CredentialFiles.keyringPasswordRefused(certificate) {
+            if bundlePassword != nil, let certificate = configuration.certificate,
+                error == CredentialFiles.keyringPasswordRefused(certificate, localize: localize)
+            {
                 error.message = TextTemplate.fill(
-                    Localization.localize("the password given to setup is wrong for %s (the bundle does not open with it); run setup again with its right password (empty if it has none)"),
+                    localize("the password given to setup is wrong for %s (the bundle does not open with it); run setup again with its right password (empty if it has none)"),
                     [certificate])
             }
             let line = error.key.flatMap { configuration.lines[$0] } ?? 0

@@ -301,7 +301,7 @@ public final class Daemon {
         if let configuration = core.configuration, let certificate = configuration.certificate {
             periodic.append(repeating(every: .seconds(86_400)) { [weak self] in
                 guard let facts = try? CredentialFiles.inspect(
-                    certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword)
+                    certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword, localize: .english)
                 else { return }
                 self?.metrics.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry)
                 self?.handle(.certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry))

@@ -99,7 +99,8 @@ final class MetricsPublisher {
     /// A credential file changed: the certificate's expiry is read again (without waiting for the daily look).
     func credentialFileChanged(_ configuration: Configuration?) {
         guard let configuration, let certificate = configuration.certificate,
-            let facts = try? CredentialFiles.inspect(certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword)
+            let facts = try? CredentialFiles.inspect(certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword,
+                                                     localize: .english)
         else { return }
         certificateInspected(secondsUntilExpiry: facts.secondsUntilExpiry)
     }

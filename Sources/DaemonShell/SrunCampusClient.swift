@@ -1,5 +1,6 @@
 import CCProtocol
 import CCRelayCore
+import CoreVocabulary
 import CurlTransport
 import EventLoop
 import SrunProtocol
@@ -36,23 +37,23 @@ final class SrunCampusClient: CampusClient {
         portal = configuration.serverURL
         self.userAgent = userAgent
         self.loop = loop
-        base = try Self.checked(configuration)
+        base = try Self.checked(configuration, localize: .english)
         if settings.acID != nil { client = try SrunClient(configuration: base, userAgent: userAgent, loop: loop) }
     }
 
     /// The Srun client's settings from the configuration, checked as the
     /// daemon and `ccrelay config check` check them (the portal's URL, the
-    /// interface, the CA file); each error names its key.
-    static func checked(_ configuration: Configuration) throws(ClientConfigurationError) -> SrunConfiguration {
+    /// interface, the CA file); each error names its key, in `localize`'s language.
+    static func checked(_ configuration: Configuration, localize: Localizer) throws(ClientConfigurationError) -> SrunConfiguration {
         let settings = configuration.srun
         let srun = SrunConfiguration(
             portal: configuration.serverURL, acID: settings.acID.map(String.init) ?? "1", domain: settings.domain,
             passwordDigest: settings.digest, doubleStack: settings.doubleStack,
             caFile: configuration.caFile, pinnedKey: configuration.pinnedKey, interface: configuration.interface)
-        try SrunClient.check(srun)
+        try SrunClient.check(srun, localize: localize)
         if let caFile = configuration.caFile {
             do throws(ClientConfigurationError) {
-                try CredentialFiles.checkCertificateAuthorities(caFile)
+                try CredentialFiles.checkCertificateAuthorities(caFile, localize: localize)
             } catch {
                 throw ClientConfigurationError(error.message, key: "server.ca-file")
             }

@@ -30,7 +30,7 @@ public enum SrunServerCheck {
     /// the daemon would refuse (each error names its key).
     public static func run(_ configuration: Configuration, userAgent: String, timeout: Duration, loop: any EventScheduler,
                            done: @escaping (Outcome) -> Void) throws(ClientConfigurationError) {
-        let client = try SrunClient(configuration: SrunCampusClient.checked(configuration), userAgent: userAgent, loop: loop)
+        let client = try SrunClient(configuration: SrunCampusClient.checked(configuration, localize: .english), userAgent: userAgent, loop: loop)
         client.portalStatus(timeout: timeout) { exchange in
             withExtendedLifetime(client) {
                 switch exchange.outcome {

@@ -44,10 +44,13 @@ public enum ConfigurationFile {
                 [reason]))
         case .failure(.missing(let reason)):
             return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s; create it with ccrelay setup (man ccrelay.conf lists every key)"), [reason]))
-        case .failure(let problem): return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s"), ["\(problem)"]))
+        case .failure(let problem):
+            return failure(TextTemplate.fill(Localization.localize("cannot read the configuration: %s"), [problem.sentence(Localization.localizer)]))
         }
-        if let problem = SecretFileMode.problem(path, called: "the configuration") { return failure(problem) }
+        if let problem = SecretFileMode.problem(path, called: Localization.localize("the configuration"), localize: Localization.localizer) {
+            return failure(problem)
+        }
         guard let text = String(validating: bytes, as: UTF8.self) else { return failure(Localization.localize("the configuration is not UTF-8 text")) }
-        return ConfigurationParser.parse(text, file: path, home: home())
+        return ConfigurationParser.parse(text, file: path, home: home(), localize: Localization.localizer)
     }
 }

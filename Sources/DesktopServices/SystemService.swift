@@ -1,3 +1,4 @@
+import CoreVocabulary
 import FileAccess
 #if canImport(Glibc)
 import Glibc
@@ -66,18 +67,21 @@ public enum SecretFile {
 
     /// The secret in `path`; refused when group or others may read it
     /// (unless it is `0640 root:ccrelay`, the service's group), when it is not
-    /// a regular file, or when it is longer than `limit`.
+    /// a regular file, or when it is longer than `limit` (each refusal in the user's language).
     public static func read(_ path: String, checkingMode: Bool = true) -> Result<String, SecretFileProblem> {
-        if checkingMode, let problem = SecretFileMode.problem(path) { return .failure(SecretFileProblem(problem)) }
+        func refused(_ template: String, _ values: String...) -> Result<String, SecretFileProblem> {
+            .failure(SecretFileProblem(TextTemplate.fill(template, values)))
+        }
+        if checkingMode, let problem = SecretFileMode.problem(path, localize: Localization.localizer) { return .failure(SecretFileProblem(problem)) }
         switch BoundedFile.read(path, limit: limit) {
         case .success(let bytes):
-            guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(SecretFileProblem("\(path) is not UTF-8 text")) }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return refused(Localization.localize("%s is not UTF-8 text"), path) }
             let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             let secret = line.hasSuffix("\r") ? String(line.dropLast()) : line
-            guard !secret.isEmpty else { return .failure(SecretFileProblem("\(path) is empty")) }
+            guard !secret.isEmpty else { return refused(Localization.localize("%s is empty"), path) }
             return .success(secret)
         case .failure(let problem):
-            return .failure(SecretFileProblem("cannot read \(path): \(problem)"))
+            return refused(Localization.localize("cannot read %s: %s"), path, problem.sentence(Localization.localizer))
         }
     }
 }

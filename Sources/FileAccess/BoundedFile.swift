@@ -1,3 +1,4 @@
+import CoreVocabulary
 import EventLoop
 #if canImport(Glibc)
 import Glibc
@@ -10,17 +11,22 @@ public enum BoundedFile {
     public enum Problem: Error, CustomStringConvertible, Sendable {
         /// It does not exist or cannot be opened (the reason from the system).
         case missing(String)
-        case notRegular(String)
+        /// It is no regular file: its mode, whose type bits say what it is.
+        case notRegular(mode_t)
         case tooLarge(Int)
         case unreadable(String)
 
-        public var description: String {
+        /// The problem in `localize`'s language (the system's reasons are
+        /// glibc's, in the language of the process's locale).
+        public func sentence(_ localize: Localizer) -> String {
             switch self {
             case .missing(let reason), .unreadable(let reason): reason
-            case .notRegular(let kind): "it is \(kind), not a regular file"
-            case .tooLarge(let limit): "it is larger than \(limit / 1024) KiB"
+            case .notRegular(let mode): BoundedFile.notRegular(mode, localize)
+            case .tooLarge(let limit): TextTemplate.fill(localize("it is larger than %s KiB"), String(limit / 1024))
             }
         }
+
+        public var description: String { sentence(.english) }
     }
 
     public static func read(_ path: String, limit: Int) -> Result<[UInt8], Problem> {
@@ -60,7 +66,7 @@ public enum BoundedFile {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failure(.unreadable(SystemError.reason(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(kind(info.st_mode))) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return .failure(.notRegular(info.st_mode)) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16_384)
         while true {
@@ -81,14 +87,14 @@ public enum BoundedFile {
         return stat(path, &info) == 0 ? info.st_mode : nil
     }
 
-    static func kind(_ mode: mode_t) -> String {
+    static func notRegular(_ mode: mode_t, _ localize: Localizer) -> String {
         switch mode & S_IFMT {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFSOCK: "a socket"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        default: "not a regular file"
+        case S_IFDIR: localize("it is a directory, not a regular file")
+        case S_IFIFO: localize("it is a FIFO, not a regular file")
+        case S_IFSOCK: localize("it is a socket, not a regular file")
+        case S_IFCHR: localize("it is a character device, not a regular file")
+        case S_IFBLK: localize("it is a block device, not a regular file")
+        default: localize("it is not a regular file")
         }
     }
 }

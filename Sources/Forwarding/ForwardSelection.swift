@@ -43,15 +43,18 @@ public struct ForwardSelection: Sendable, Hashable {
             } else if let kind = AlertKind(rawValue: name), !local.contains(kind) {
                 selection.kinds.insert(kind)
             } else {
-                var message = "unknown alert kind '\(name)' in kinds"
-                if let near = names.min(by: { editDistance($0, name) < editDistance($1, name) }), editDistance(near, name) <= 3 {
-                    message += "; did you mean '\(near)'?"
-                }
-                return .failure(ForwardTargetProblem(message + " (known: \(names.joined(separator: ", ")))"))
+                let near = names.min(by: { editDistance($0, name) < editDistance($1, name) }).flatMap { editDistance($0, name) <= 3 ? $0 : nil }
+                return .failure(ForwardTargetProblem { localize in
+                    TextTemplate.fill(localize("unknown alert kind '%s' in kinds"), name)
+                        + (near.map { TextTemplate.fill(localize("; did you mean '%s'?"), $0) } ?? "")
+                        + TextTemplate.fill(localize(" (known: %s)"), localize.list(names))
+                })
             }
         }
         guard !selection.kinds.isEmpty || selection.criticalNotices else {
-            return .failure(ForwardTargetProblem("kinds is empty; name at least one of: \(names.joined(separator: ", "))"))
+            return .failure(ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("kinds is empty; name at least one of: %s"), localize.list(names))
+            })
         }
         return .success(selection)
     }

@@ -34,15 +34,20 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
     public init(key: String, url: String) throws(ForwardTargetProblem) {
         guard let service = PushServices.web.first(where: { $0.configurationKey == key }) else {
             let title = PushServices.named(key)?.title ?? key
-            throw ForwardTargetProblem("\(title) is written as forward = URL (see man ccrelay.conf), not \(key) = URL")
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("%s is written as forward = URL (see man ccrelay.conf), not %s = URL"), title, key)
+            }
         }
         try self.init(web: service, url: url, proxy: nil)
     }
 
     init(web service: any WebService, url: String, proxy: String?) throws(ForwardTargetProblem) {
         guard let parsed = TargetURL(url) else {
-            throw ForwardTargetProblem(
-                "\(service.configurationKey) must be an https:// URL (plain http only to a loopback address) without spaces, got '\(TargetURL.redacted(url))'")
+            let key = service.configurationKey
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("%s must be an https:// URL (plain http only to a loopback address) without spaces, got '%s'"),
+                                  key, TargetURL.redacted(url, localize: localize))
+            }
         }
         try service.check(parsed)
         self.init(service: service, url: url, proxy: proxy)
@@ -50,7 +55,7 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// One `[relay] forward = URL` line, Apprise-style, parsed here (no
     /// Apprise): the schemes of `PushServices.all`, each documented in its
-    /// service's file and in ccrelay(1). Each may add `limit=N/day` or
+    /// service's file and in ccrelay.conf(5). Each may add `limit=N/day` or
     /// `limit=N/hour` (a budget: what is over it goes as one digest at the
     /// next free slot), and `proxy=http://HOST:PORT` or
     /// `proxy=socks5h://HOST:PORT` (Telegram needs one from China).
@@ -59,14 +64,13 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
         let budget = try parsed.options["limit"].map { limit throws(ForwardTargetProblem) in try ForwardURL.budget(limit) }
         let proxy = try parsed.options["proxy"].map { proxy throws(ForwardTargetProblem) in try ForwardURL.checkedProxy(proxy) }
         guard let service = PushServices.serving(scheme: parsed.scheme) else {
+            let scheme = parsed.scheme
             let schemes = PushServices.schemes
-            var message = "unknown forward scheme '\(parsed.scheme)://' (known: \(schemes.map { $0 + "://" }.joined(separator: ", ")))"
-            if let near = schemes.min(by: { editDistance($0, parsed.scheme) < editDistance($1, parsed.scheme) }),
-                editDistance(near, parsed.scheme) <= 2
-            {
-                message += "; did you mean '\(near)://'?"
+            let near = schemes.min(by: { editDistance($0, scheme) < editDistance($1, scheme) }).flatMap { editDistance($0, scheme) <= 2 ? $0 : nil }
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("unknown forward scheme '%s://' (known: %s)"), scheme, localize.list(schemes.map { $0 + "://" }))
+                    + (near.map { TextTemplate.fill(localize("; did you mean '%s'?"), $0 + "://") } ?? "")
             }
-            throw ForwardTargetProblem(message)
         }
         try parsed.allow(service.options.union(["proxy", "limit"]))
         self = try service.target(parsed, text: text, proxy: proxy)
@@ -91,7 +95,7 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
     public var name: String {
         if let push { return "\(service.name) \(push.host) #\(push.fingerprint)" }
         if let mail { return "\(service.name) \(mail.host) #\(mail.fingerprint)" }
-        guard let parsed = TargetURL(url), let web = service as? any WebService else { return service.name + " " + TargetURL.redacted(url) }
+        guard let parsed = TargetURL(url), let web = service as? any WebService else { return service.name + " " + TargetURL.redacted(url, localize: .english) }
         let host = TargetURL.host(of: parsed.authority).lowercased()
         let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let port = hostPort.dropFirst(host.count)
@@ -113,7 +117,7 @@ public struct ForwardTarget: Sendable, Hashable, CustomStringConvertible {
     public var displayName: String {
         if let push { return "\(service.title) \(push.host) #\(push.fingerprint)" }
         if let mail { return "\(service.title) \(mail.host) #\(mail.fingerprint)" }
-        guard let parsed = TargetURL(url) else { return service.name + " " + TargetURL.redacted(url) }
+        guard let parsed = TargetURL(url) else { return service.name + " " + TargetURL.redacted(url, localize: .english) }
         let hostPort = parsed.authority.split(separator: "@", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         let secret = parsed.path + (parsed.query.map { "?" + $0 } ?? "") + (parsed.authority.contains("@") ? parsed.authority : "")
         return "\(service.name) \(parsed.scheme)://\(hostPort)" + (secret.isEmpty || secret == "/" ? "" : " #\(Fingerprint.of(secret))")

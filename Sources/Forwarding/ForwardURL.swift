@@ -14,7 +14,10 @@ public struct ForwardURL: Sendable {
         guard text.utf8.count <= 2000, text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }), !text.contains("#"),
             let separator = text.firstRange(of: "://")
         else {
-            throw ForwardTargetProblem("forward needs one URL without spaces, such as bark://DEVICE_KEY or tgram://BOT_TOKEN/CHAT_ID, got '\(TargetURL.redacted(text))'")
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("forward needs one URL without spaces, such as bark://DEVICE_KEY or tgram://BOT_TOKEN/CHAT_ID, got '%s'"),
+                                  TargetURL.redacted(text, localize: localize))
+            }
         }
         scheme = String(text[..<separator.lowerBound]).lowercased()
         let rest = text[separator.upperBound...]
@@ -26,7 +29,7 @@ public struct ForwardURL: Sendable {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(pair[0]).lowercased()
             guard pair.count == 2, let value = PercentEncoding.decode(String(pair[1])), options[name] == nil else {
-                throw ForwardTargetProblem("'\(name)' in the URL's options must be name=value, once")
+                throw ForwardTargetProblem { localize in TextTemplate.fill(localize("'%s' in the URL's options must be name=value, once"), name) }
             }
             options[name] = value
         }
@@ -35,15 +38,15 @@ public struct ForwardURL: Sendable {
     /// Fails naming the first option that is not in `names`.
     func allow(_ names: Set<String>) throws(ForwardTargetProblem) {
         if let unknown = options.keys.sorted().first(where: { !names.contains($0) }) {
-            throw ForwardTargetProblem("\(scheme):// does not take '\(unknown)=' (it takes: \(names.sorted().joined(separator: ", ")))")
+            throw ForwardTargetProblem { [scheme] localize in
+                TextTemplate.fill(localize("%s:// does not take '%s=' (it takes: %s)"), scheme, unknown, localize.list(names.sorted()))
+            }
         }
     }
 
-    /// The one segment, a key (`what` and `example` say which when it is not).
-    func singleKey(_ what: String, example: String) throws(ForwardTargetProblem) -> String {
-        guard segments.count == 1, let key = segments.first, Self.isKey(key) else {
-            throw ForwardTargetProblem("\(scheme):// needs \(what), such as \(example)")
-        }
+    /// The one segment, a key (`problem` says which when it is not).
+    func singleKey(or problem: ForwardTargetProblem) throws(ForwardTargetProblem) -> String {
+        guard segments.count == 1, let key = segments.first, Self.isKey(key) else { throw problem }
         return key
     }
 
@@ -51,7 +54,10 @@ public struct ForwardURL: Sendable {
     func apiBase(_ standard: String) throws(ForwardTargetProblem) -> String {
         guard let api = options["api"] else { return standard }
         guard let url = TargetURL(api), url.path.isEmpty || url.path == "/", url.query == nil, !url.authority.contains("@") else {
-            throw ForwardTargetProblem("api= must be https://HOST[:PORT] (plain http only to a loopback address), got '\(TargetURL.redacted(api))'")
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("api= must be https://HOST[:PORT] (plain http only to a loopback address), got '%s'"),
+                                  TargetURL.redacted(api, localize: localize))
+            }
         }
         return url.scheme + "://" + url.authority
     }
@@ -59,7 +65,7 @@ public struct ForwardURL: Sendable {
     /// `secret=`: a robot's signing secret, when given (DingTalk, Feishu).
     func signingSecret() throws(ForwardTargetProblem) -> String? {
         if let secret = options["secret"], secret.isEmpty || secret.utf8.count > 256 {
-            throw ForwardTargetProblem("secret= must be the robot's signing secret (1-256 characters)")
+            throw ForwardTargetProblem { localize in localize("secret= must be the robot's signing secret (1-256 characters)") }
         }
         return options["secret"]
     }
@@ -73,7 +79,9 @@ public struct ForwardURL: Sendable {
 
     /// `proxy=`: `http://HOST:PORT` or `socks5h://[USER:PASS@]HOST:PORT`.
     static func checkedProxy(_ text: String) throws(ForwardTargetProblem) -> String {
-        let problem = ForwardTargetProblem("proxy= must be http://HOST:PORT or socks5h://HOST:PORT, got '\(TargetURL.redacted(text))'")
+        let problem = ForwardTargetProblem { localize in
+            TextTemplate.fill(localize("proxy= must be http://HOST:PORT or socks5h://HOST:PORT, got '%s'"), TargetURL.redacted(text, localize: localize))
+        }
         guard let separator = text.firstRange(of: "://"), ["http", "socks5h"].contains(text[..<separator.lowerBound].lowercased()) else {
             throw problem
         }
@@ -88,7 +96,9 @@ public struct ForwardURL: Sendable {
     /// `limit=`: a budget.
     static func budget(_ text: String) throws(ForwardTargetProblem) -> ForwardBudget {
         guard let budget = ForwardBudget(text) else {
-            throw ForwardTargetProblem("limit= must be N/day or N/hour (N from 1 to 1000), such as limit=5/day, got '\(text)'")
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("limit= must be N/day or N/hour (N from 1 to 1000), such as limit=5/day, got '%s'"), text)
+            }
         }
         return budget
     }

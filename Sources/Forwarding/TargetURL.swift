@@ -66,12 +66,14 @@ public struct TargetURL: Hashable, Sendable {
     /// (`https://ntfy.sh/…` — its path may be a topic or a token, its user
     /// information a password, its query a token); any other scheme's name
     /// alone (`bark://…` — a push URL's first segment is its key); and of
-    /// text that is no URL, only its length.
-    public static func redacted(_ text: String) -> String {
-        guard let separator = text.firstRange(of: "://") else { return "(\(text.count) characters, not shown)" }
+    /// text that is no URL, only its length (said in `localize`'s language).
+    public static func redacted(_ text: String, localize: Localizer) -> String {
+        guard let separator = text.firstRange(of: "://") else {
+            return localize.plural("(%s character, not shown)", "(%s characters, not shown)", count: text.count)
+        }
         let scheme = String(text[..<separator.lowerBound].prefix(16))
         let shownScheme = scheme.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "+" }
-            ? scheme : "(a scheme)"
+            ? scheme : localize("(a scheme)")
         guard ["http", "https", "socks5h", "socks5"].contains(scheme.lowercased()) else { return shownScheme + "://…" }
         let rest = text[separator.upperBound...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// A service whose target is an https URL, with a `[relay]` key of its own
 /// besides `forward =` (ntfy, gotify, a webhook): `ntfy = https://HOST/TOPIC`
 /// and `forward = ntfys://HOST/TOPIC` are the same target (`ntfy://` plain
@@ -29,8 +31,11 @@ extension WebService {
         } catch {
             // Plain http goes to a loopback address only; else the service's own words on its URL.
             if !secure, TargetURL(url) == nil, TargetURL("https://" + url.dropFirst("http://".count)) != nil {
-                throw ForwardTargetProblem(
-                    "\(forward.scheme):// is plain http, as Apprise reads it, which goes only to a loopback address: use \(forward.scheme)s:// for https")
+                let scheme = forward.scheme
+                throw ForwardTargetProblem { localize in
+                    TextTemplate.fill(localize("%s:// is plain http, as Apprise reads it, which goes only to a loopback address: use %s:// for https"),
+                                      scheme, scheme + "s")
+                }
             }
             throw error
         }

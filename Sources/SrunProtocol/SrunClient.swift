@@ -1,4 +1,5 @@
 import CCurl
+import CoreVocabulary
 import CurlTransport
 import EventLoop
 
@@ -60,8 +61,9 @@ public final class SrunClient: @unchecked Sendable {
     }
 
     /// Checks the configuration (each error names its key) and prepares the handle; runs on `loop` from then on.
+    /// (The user heard of a problem from `check` already, in their language: one found here again is said in English, for the log.)
     public init(configuration: SrunConfiguration, userAgent: String, loop: any EventScheduler) throws(ClientConfigurationError) {
-        let url = try configuration.checked()
+        let url = try configuration.checked(localize: .english)
         self.configuration = configuration
         self.loop = loop
         self.userAgent = userAgent
@@ -70,9 +72,10 @@ public final class SrunClient: @unchecked Sendable {
         easy = try Self.makeHandle(configuration, scheme: url.scheme, userAgent: userAgent)
     }
 
-    /// The checks a configuration passes before it is used (by the daemon at start, by `ccrelay config check`).
-    public static func check(_ configuration: SrunConfiguration) throws(ClientConfigurationError) {
-        _ = try configuration.checked()
+    /// The checks a configuration passes before it is used (by the daemon at start, by `ccrelay config check`);
+    /// a refusal is said in `localize`'s language.
+    public static func check(_ configuration: SrunConfiguration, localize: Localizer) throws(ClientConfigurationError) {
+        _ = try configuration.checked(localize: localize)
     }
 
     /// A handle for the portal, or (`pinned` false) for a page on the way to it, which the portal's pinned key does not fit.

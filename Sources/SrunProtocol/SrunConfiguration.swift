@@ -1,4 +1,5 @@
 import CCRelayCore
+import CoreVocabulary
 import CurlTransport
 #if canImport(Glibc)
 import Glibc
@@ -56,33 +57,34 @@ public struct SrunConfiguration: Sendable, Hashable {
     }
 
     /// The portal's base URL with one trailing slash, once every setting is
-    /// checked; each error names its configuration key.
-    func checked() throws(ClientConfigurationError) -> SrunURL {
+    /// checked; each error names its configuration key, in `localize`'s language.
+    func checked(localize: Localizer) throws(ClientConfigurationError) -> SrunURL {
         guard let url = SrunURL(portal), url.isWeb else {
             throw ClientConfigurationError(
-                "[srun] portal '\(SrunText.clean(portal, limit: 200))' is not an http:// or https:// URL; write it like http://10.0.0.55/",
+                TextTemplate.fill(localize("[srun] portal '%s' is not an http:// or https:// URL; write it like http://10.0.0.55/"),
+                                  SrunText.clean(portal, limit: 200)),
                 key: "srun.portal")
         }
         guard !url.hasCredentials, !url.hasQueryOrFragment else {
-            throw ClientConfigurationError("[srun] portal must be the portal's base URL, without user, query or fragment", key: "srun.portal")
+            throw ClientConfigurationError(localize("[srun] portal must be the portal's base URL, without user, query or fragment"), key: "srun.portal")
         }
         guard SrunText.isDigits(acID) else {
             throw ClientConfigurationError(
-                "[srun] ac-id must be the portal's ac_id number (the digits after ac_id= in the portal page's address)", key: "srun.ac-id")
+                localize("[srun] ac-id must be the portal's ac_id number (the digits after ac_id= in the portal page's address)"), key: "srun.ac-id")
         }
         guard domain.isEmpty || SrunText.isToken(domain, limit: 64) else {
-            throw ClientConfigurationError("[srun] domain must be printable ASCII without spaces, such as @cmcc", key: "srun.domain")
+            throw ClientConfigurationError(localize("[srun] domain must be printable ASCII without spaces, such as @cmcc"), key: "srun.domain")
         }
         if let ip, SrunText.address(ip) == nil {
-            throw ClientConfigurationError("[srun] ip must be an IPv4 or IPv6 address, or left out", key: "srun.ip")
+            throw ClientConfigurationError(localize("[srun] ip must be an IPv4 or IPv6 address, or left out"), key: "srun.ip")
         }
         for (name, value) in [("os", os), ("platform", platform)]
         where !(1...64).contains(value.utf8.count) || !value.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) {
-            throw ClientConfigurationError("[srun] \(name) must be 1–64 printable ASCII characters", key: "srun.\(name)")
+            throw ClientConfigurationError(TextTemplate.fill(localize("[srun] %s must be 1–64 printable ASCII characters"), name), key: "srun.\(name)")
         }
         if let interface, if_nametoindex(interface) == 0 {
             throw ClientConfigurationError(
-                "there is no network interface '\(interface)' (ip link lists them); fix [server] interface or remove it",
+                TextTemplate.fill(localize("there is no network interface '%s' (ip link lists them); fix [server] interface or remove it"), interface),
                 key: "server.interface")
         }
         return url

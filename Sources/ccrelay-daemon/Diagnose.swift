@@ -150,7 +150,8 @@ enum Diagnose {
             return say("certificate", "ok", "none (a password login)")
         }
         do throws(ClientConfigurationError) {
-            let facts = try CredentialFiles.inspect(certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword)
+            let facts = try CredentialFiles.inspect(certificate: certificate, key: configuration.key, passphrase: configuration.bundlePassword,
+                                                    localize: .english)
             let days = facts.daysUntilExpiry
             say("certificate", days < 0 ? "fail" : days < 14 ? "warn" : "ok",
                 "expires \(facts.notAfterDate) (\(days) days); the private key belongs to it",

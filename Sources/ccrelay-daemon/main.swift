@@ -57,8 +57,9 @@ func check(_ path: String, system: Bool) -> Never {
     for error in loaded.errors { log("error: \(error)") }
     guard let configuration = loaded.configuration else { exit(1) }
     if system && configuration.forwardTargets.isEmpty {
-        log("warning: \(path): no [relay] target: on a machine without a desktop nobody will hear about a logout "
-            + "(add forward = URL — bark://, schan://, tgram://, … — or ntfy = URL, gotify = URL, webhook = URL under [relay]; the system log has the alerts too)")
+        log("warning: " + TextTemplate.fill(Localization.localize(
+            "%s: no [relay] target: on a machine without a desktop nobody will hear about a logout (add forward = URL — bark://, schan://, tgram://, … — or ntfy = URL, gotify = URL, webhook = URL under [relay]; the system log has the alerts too)"),
+            [path]))
     }
     let line = "\(path): ok\n"
     _ = line.withCString { write(1, $0, strlen($0)) }

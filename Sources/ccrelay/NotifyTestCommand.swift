@@ -52,7 +52,7 @@ enum NotifyTestCommand {
             Output.error("notify-test: " + fill(localize("--wait needs a number of seconds between 0 and 3600, not '%s'"), waitText))
             return ExitStatus.usage
         }
-        let alerts = AlertCatalogue.examples.filter { kinds.contains($0.kind) }
+        let alerts = AlertCatalogue.examples(Localization.localizer).filter { kinds.contains($0.kind) }
             .map { AlertCatalogue.alert(for: $0, localize: Localization.localizer) }
 
         let connection: Connection

@@ -65,12 +65,12 @@ enum SetupCommand {
           --webhook URL        … to this webhook (a JSON POST)
           --forward URL        … to this push service: bark://KEY, schan://SENDKEY,
                                pushplus://TOKEN, wecombot://KEY, dingtalk://TOKEN,
-                               feishu://HOOK_ID, tgram://BOT_TOKEN/CHAT_ID (see
-                               ccrelay(1)); targets already in the configuration are
-                               kept, and each gets a test message. On a machine set
-                               up already, these options alone add the target to the
-                               configuration as it is, with no trial login (a session
-                               online stays online)
+                               feishu://HOOK_ID, tgram://BOT_TOKEN/CHAT_ID (see man
+                               ccrelay.conf); targets already in the configuration
+                               are kept, and each gets a test message. On a machine
+                               set up already, these options alone add the target to
+                               the configuration as it is, with no trial login (a
+                               session online stays online)
           --forward-ca-file FILE  the CA of a forwarding target on the campus (a Bark
                                server with the school's own certificate): [relay] ca-file
           --p12-password-stdin  read the PKCS#12 bundle's password from standard input
@@ -149,7 +149,9 @@ enum SetupCommand {
         func answer(_ key: String, _ question: String, required: Bool, file: Bool = false) -> Answer {
             if let given = parsed.values[key] {
                 // A value the file cannot hold is refused as a usage error below, before any file is looked at.
-                if file, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
+                if file, ConfigurationEditor.problem(with: given, localize: Localization.localizer) == nil,
+                    let problem = fileProblem(absolute(given))
+                {
                     return .refused("--\(key) \(withFullPath(given)): \(problem)")
                 }
                 return .value(given)
@@ -232,7 +234,9 @@ enum SetupCommand {
             }
         }
         var relayCAFile = parsed.values["forward-ca-file"]
-        if let given = relayCAFile, ConfigurationEditor.problem(with: given) == nil, let problem = fileProblem(absolute(given)) {
+        if let given = relayCAFile, ConfigurationEditor.problem(with: given, localize: Localization.localizer) == nil,
+            let problem = fileProblem(absolute(given))
+        {
             return fileRefused("--forward-ca-file \(withFullPath(given)): \(problem)")
         }
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -300,7 +304,7 @@ enum SetupCommand {
         }
         given += relay.map { ("--" + $0.0, $0.1) }
         for (what, value) in given {
-            if let problem = ConfigurationEditor.problem(with: value) {
+            if let problem = ConfigurationEditor.problem(with: value, localize: Localization.localizer) {
                 return usageError("setup", "\(what) \(problem)")
             }
         }
@@ -316,7 +320,8 @@ enum SetupCommand {
         }
         // The trial takes the password on standard input; the file names the password file once it is written.
         let text = configurationText(passwordFile: nil)
-        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home()).configuration?.forwardTargets.isEmpty ?? true)
+        let forwards = !(ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home(), localize: Localization.localizer)
+            .configuration?.forwardTargets.isEmpty ?? true)
 
         // The answers are tried from a private file next to the real one (the system service's: among
         // its staged copies), which is written only after a login; it goes with setup, however setup ends.
@@ -448,7 +453,7 @@ enum SetupCommand {
     /// written when the file has errors (`SetupEdit.answers`).
     private static func existingAnswers(_ text: String, file path: String) -> [String: String] {
         guard !text.isEmpty else { return [:] }
-        let parsed = ConfigurationParser.parse(text, file: path, home: home())
+        let parsed = ConfigurationParser.parse(text, file: path, home: home(), localize: Localization.localizer)
         guard let configuration = parsed.configuration else { return SetupEdit.answers(text, home: home()) }
         var answers: [String: String] = ["server": configuration.serverURL]
         answers["certificate"] = configuration.certificate
@@ -477,7 +482,7 @@ enum SetupCommand {
         certificate: String?, key: String?, bundle: Bool, user: String?, passwordFile: String? = nil, relay: [(String, String)],
         relayCAFile: String?, protocol chosen: ServerProtocol, srun: SetupPortal.SrunAnswers?
     ) -> String {
-        var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; see ccrelay(1).\n" : existing)
+        var editor = ConfigurationEditor(existing.isEmpty ? "# Written by ccrelay setup; every key is in ccrelay.conf(5): man ccrelay.conf\n" : existing)
         func update(_ group: String, _ name: String, _ value: String?) {
             guard let value, value != current[name] else { return }
             editor.set(group, name, to: value)

@@ -29,13 +29,13 @@ enum SetupForward {
         switch BoundedFile.read(path, limit: 1 << 20) {
         case .success(let bytes): old = String(decoding: bytes, as: UTF8.self)
         case .failure(let problem):
-            Output.error(fill(localize("setup: cannot use %s: %s"), path, problem.description))
+            Output.error(fill(localize("setup: cannot use %s: %s"), path, problem.sentence(Localization.localizer)))
             return ExitStatus.failure
         }
         var editor = ConfigurationEditor(old)
         for option in options {
             guard let value = parsed.values[option] else { continue }
-            if let problem = ConfigurationEditor.problem(with: value) { return usageError("setup", "--\(option) \(problem)") }
+            if let problem = ConfigurationEditor.problem(with: value, localize: Localization.localizer) { return usageError("setup", "--\(option) \(problem)") }
             if option != "forward-ca-file" { editor.add("relay", option, value) }
         }
         var caFile = parsed.values["forward-ca-file"].map(SetupCommand.absolute)
@@ -43,11 +43,14 @@ enum SetupForward {
             Output.error(fill(localize("setup: --forward-ca-file %s: %s"), file, problem))
             return ExitStatus.failure
         }
-        // What the targets add must read back without a new error (a mistyped scheme is named with its fix).
-        let home = ConfigurationFile.home()
-        let before = Set(ConfigurationParser.parse(old, file: path, home: home).errors.map(\.message))
+        // What the targets add must read back without a new error (a mistyped scheme is named with its fix);
+        // both readings in the user's language, so that an old error is told apart by its words.
+        func errors(_ text: String) -> [ConfigurationIssue] {
+            ConfigurationParser.parse(text, file: path, home: ConfigurationFile.home(), localize: Localization.localizer).errors
+        }
+        let before = Set(errors(old).map(\.message))
         let probe = caFile.map { file in var copy = editor; copy.set("relay", "ca-file", to: file); return copy.text } ?? editor.text
-        let added = ConfigurationParser.parse(probe, file: path, home: home).errors.filter { !before.contains($0.message) }
+        let added = errors(probe).filter { !before.contains($0.message) }
         guard added.isEmpty else {
             for issue in added { Output.error("setup: \(issue)") }
             Output.error(localize("setup: nothing was written; fix the answers above and run ccrelay setup again"))

@@ -10,7 +10,7 @@ import Glibc
 extension SystemSetup {
     /// Asks for a forwarding target; the `[relay]` key and URL typed, or nil for none.
     static func askForwarding() -> (String, String)? {
-        Output.out(localize("Forward alerts to your phone? Push services (see ccrelay(1)):"))
+        Output.out(localize("Forward alerts to your phone? Push services (see man ccrelay.conf):"))
         Output.out(localize("  bark://DEVICE_KEY (Bark), schan://SENDKEY (ServerChan), pushplus://TOKEN (PushPlus),"))
         Output.out(localize("  wecombot://KEY (WeCom), dingtalk://TOKEN (DingTalk), feishu://HOOK_ID (Feishu),"))
         Output.out(localize("  tgram://BOT_TOKEN/CHAT_ID (Telegram), ntfy://ntfy.sh/TOPIC or https://ntfy.sh/TOPIC (ntfy)"))

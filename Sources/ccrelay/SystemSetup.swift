@@ -126,7 +126,7 @@ enum SystemSetup {
             switch BoundedFile.readFollowingNoLinks(source, limit: 1 << 20) {
             case .success(let read): bytes = read
             case .failure(let problem):
-                Output.error(fill(localize("setup: cannot use %s: %s"), source, problem.description))
+                Output.error(fill(localize("setup: cannot use %s: %s"), source, problem.sentence(Localization.localizer)))
                 return nil
             }
             guard kind.matches(bytes) else {

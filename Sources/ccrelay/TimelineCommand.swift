@@ -20,7 +20,9 @@ enum TimelineCommand {
         Options:
           --since DURATION  how far back: a number and s, m, h or d (30m, 12h, 7d)
           --json            print an object with entries (at, subject, from, to,
-                            cause) and summary (online_share, drops)
+                            cause) and summary (online_share; recorded_seconds,
+                            how much of the window the records tell — the share
+                            is of that; drops)
           -h, --help        show this help
 
         Exit status: 0 ok, 1 the journal cannot be read, 2 usage error.

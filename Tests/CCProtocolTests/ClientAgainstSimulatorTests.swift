@@ -110,12 +110,12 @@ import Testing
     }
 
     @Test func certificateFactsComeFromOpenSSL() throws {
-        let facts = try CredentialFiles.inspect(certificate: pki.clientCertificate, key: pki.clientKey, passphrase: nil)
+        let facts = try CredentialFiles.inspect(certificate: pki.clientCertificate, key: pki.clientKey, passphrase: nil, localize: .english)
         #expect(facts.subject.contains("CN=20231234"))
         #expect((28...30).contains(facts.daysUntilExpiry))
-        let p12 = try CredentialFiles.inspect(certificate: pki.clientPKCS12, key: nil, passphrase: pki.pkcs12Passphrase)
+        let p12 = try CredentialFiles.inspect(certificate: pki.clientPKCS12, key: nil, passphrase: pki.pkcs12Passphrase, localize: .english)
         #expect(p12.subject == facts.subject)
-        let expired = try CredentialFiles.inspect(certificate: pki.expiredCertificate, key: pki.expiredKey, passphrase: nil)
+        let expired = try CredentialFiles.inspect(certificate: pki.expiredCertificate, key: pki.expiredKey, passphrase: nil, localize: .english)
         #expect(expired.secondsUntilExpiry < 0 && expired.notAfterDate == "2020-02-01")
     }
 

@@ -73,7 +73,7 @@ import CoreVocabulary
     @Test func credentialFilesThatCannotWorkAreRefusedBeforeAnyRequest() throws {
         func refusal(certificate: String, key: String?, ca: String? = nil) -> ClientConfigurationError? {
             #expect(throws: ClientConfigurationError.self) {
-                try CCClient.check(ServerConfiguration(url: "https://127.0.0.1/", caFile: ca, certificate: certificate, key: key))
+                try CCClient.check(ServerConfiguration(url: "https://127.0.0.1/", caFile: ca, certificate: certificate, key: key), localize: .english)
             }
         }
         let mismatch = refusal(certificate: pki.clientCertificate, key: pki.strangerKey)
@@ -98,10 +98,10 @@ import CoreVocabulary
         let p12 = refusal(certificate: pki.clientPKCS12, key: nil)
         #expect(p12?.message.contains("protected by a password") == true)
         for url in ["https://", "https://127.0.0.1:99999/", "http://127.0.0.1.evil.example/"] {
-            #expect(throws: ClientConfigurationError.self, "\(url)") { try CCClient.check(ServerConfiguration(url: url)) }
+            #expect(throws: ClientConfigurationError.self, "\(url)") { try CCClient.check(ServerConfiguration(url: url), localize: .english) }
         }
         let interface = #expect(throws: ClientConfigurationError.self) {
-            try CCClient.check(ServerConfiguration(url: "https://127.0.0.1/", interface: "nosuchif0"))
+            try CCClient.check(ServerConfiguration(url: "https://127.0.0.1/", interface: "nosuchif0"), localize: .english)
         }
         #expect(interface?.key == "server.interface")
     }

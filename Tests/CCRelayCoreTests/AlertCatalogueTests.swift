@@ -24,8 +24,8 @@ import Testing
             .newDevice: ("x-ccrelay.account", .normal, 1),
             .status: ("x-ccrelay.status", .low, 0),
         ]
-        #expect(AlertCatalogue.examples.map(\.kind) == AlertKind.allCases)
-        for subject in AlertCatalogue.examples {
+        #expect(AlertCatalogue.examples(Self.english).map(\.kind) == AlertKind.allCases)
+        for subject in AlertCatalogue.examples(Self.english) {
             let alert = AlertCatalogue.alert(for: subject, localize: Self.english)
             guard let (category, urgency, badge) = expected[alert.kind] else {
                 Issue.record("\(alert.kind) has no expected category, urgency and badge")
@@ -89,7 +89,8 @@ import Testing
     /// Every text the catalogue can produce, with the message ids it asked for.
     static func allMessageIDs() -> Set<String> {
         let recorder = MessageRecorder()
-        let subjects = AlertCatalogue.examples + AlertCatalogue.moreExamples + AlertCatalogue.allCredentialProblems.map { .credentials($0) }
+        let subjects = AlertCatalogue.examples(recorder.localizer) + AlertCatalogue.moreExamples(recorder.localizer)
+            + AlertCatalogue.allCredentialProblems.map { .credentials($0) }
         for subject in subjects { _ = AlertCatalogue.alert(for: subject, localize: recorder.localizer) }
         return recorder.ids
     }
@@ -113,7 +114,7 @@ import Testing
             .loggedOut: "登录已被注销，请重新登录", .keepAliveFailing: "保持在线失败", .locationDenied: "定位服务被禁止",
             .locationOff: "未开启定位服务", .locationTooCoarse: "定位服务未正确设置",
         ]
-        for subject in AlertCatalogue.examples {
+        for subject in AlertCatalogue.examples(catalogue.localizer) {
             guard let phrase = required[subject.kind] else { continue }
             let alert = AlertCatalogue.alert(for: subject, localize: catalogue.localizer)
             #expect((alert.title + alert.body).contains(phrase), "\(subject.kind) must say \(phrase)")

@@ -49,7 +49,7 @@ import Testing
 
     @Test(arguments: ["lo\n[relay]", "a\rb", "tab\there", " lead", "trail ", "#x", ";x", "/a #b", "/a ;b", "", "nul\u{0}", "line\u{2028}sep"])
     func valuesTheFileCannotHoldAreRefused(value: String) {
-        #expect(ConfigurationEditor.problem(with: value) != nil)
+        #expect(ConfigurationEditor.problem(with: value, localize: .english) != nil)
     }
 
     /// The property: any value is refused, or reads back unchanged — as a
@@ -67,14 +67,14 @@ import Testing
             let path = "/home/s/" + tail
             // A URL holds no space and no fragment (the parser's rules for a URL); everything else goes in as drawn.
             let url = "https://cc.example/" + tail.filter { $0 != " " && $0 != "#" }
-            guard ConfigurationEditor.problem(with: path) == nil, ConfigurationEditor.problem(with: url) == nil else {
+            guard ConfigurationEditor.problem(with: path, localize: .english) == nil, ConfigurationEditor.problem(with: url, localize: .english) == nil else {
                 refused += 1
                 continue
             }
             var editor = ConfigurationEditor(file)
             editor.set("auth", "certificate", to: path)
             editor.set("server", "url", to: url)
-            let parsed = ConfigurationParser.parse(editor.text, file: "ccrelay.conf", home: "/home/s")
+            let parsed = ConfigurationParser.parse(editor.text, file: "ccrelay.conf", home: "/home/s", localize: .english)
             #expect(parsed.configuration?.certificate == path, "\(tail.debugDescription): \(parsed.errors)")
             #expect(parsed.configuration?.serverURL == url, "\(tail.debugDescription): \(parsed.errors)")
             #expect(parsed.configuration?.locationMode == .off)

@@ -4,7 +4,7 @@ import Testing
 /// The keyfile parser of ccrelay.conf: every key, and every error with its line.
 @Suite struct ConfigurationParserTests {
     func parse(_ text: String) -> ConfigurationParser.Result {
-        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s")
+        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s", localize: .english)
     }
 
     @Test func theDesignExampleParses() throws {
@@ -84,7 +84,7 @@ import Testing
 @Suite struct ConfigurationParserFaultTests {
     @Test func windowsLineEndsAndAByteOrderMarkParse() throws {
         let text = "\u{FEFF}[server]\r\nurl = https://cc.campus.example/\r\n[keepalive]\r\nwarn-before = 30\r\n"
-        let result = ConfigurationParser.parse(text, file: "f", home: "/h")
+        let result = ConfigurationParser.parse(text, file: "f", home: "/h", localize: .english)
         #expect(result.errors.isEmpty, "\(result.errors)")
         #expect(result.warnings.allSatisfy { $0.line == 0 }, "no line is misread: \(result.warnings)")
         #expect(result.configuration?.serverURL == "https://cc.campus.example/")
@@ -92,18 +92,18 @@ import Testing
     }
 
     @Test func controlCharactersAreErrorsNamingTheirLine() {
-        let nul = ConfigurationParser.parse("[server]\nurl = https://x/\u{0}.evil/\n", file: "f", home: "/h")
+        let nul = ConfigurationParser.parse("[server]\nurl = https://x/\u{0}.evil/\n", file: "f", home: "/h", localize: .english)
         #expect(nul.configuration == nil && nul.errors.first?.line == 2)
-        let tab = ConfigurationParser.parse("[server]\nurl = https://x/\tevil\n", file: "f", home: "/h")
+        let tab = ConfigurationParser.parse("[server]\nurl = https://x/\tevil\n", file: "f", home: "/h", localize: .english)
         #expect(tab.configuration == nil && tab.errors.first?.description.contains("f:2: url must not contain") == true)
     }
 
     func parse(_ text: String) -> ConfigurationParser.Result {
-        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s")
+        ConfigurationParser.parse(text, file: "/home/s/.config/ccrelay/ccrelay.conf", home: "/home/s", localize: .english)
     }
 
     @Test func theLineOfEveryKeyIsKeptForLaterChecks() {
-        let result = ConfigurationParser.parse("[server]\n\nurl = https://x/\n[auth]\nkey = /k\ncertificate = /c\n", file: "f", home: "/h")
+        let result = ConfigurationParser.parse("[server]\n\nurl = https://x/\n[auth]\nkey = /k\ncertificate = /c\n", file: "f", home: "/h", localize: .english)
         #expect(result.configuration?.lines == ["server.url": 3, "auth.key": 5, "auth.certificate": 6])
     }
 
@@ -147,7 +147,7 @@ import Testing
 
 /// `[server] protocol = srun` and `[srun]` (issue 32).
 @Suite struct SrunConfigurationTests {
-    static func parse(_ text: String) -> ConfigurationParser.Result { ConfigurationParser.parse(text, file: "c.conf", home: "/home/s") }
+    static func parse(_ text: String) -> ConfigurationParser.Result { ConfigurationParser.parse(text, file: "c.conf", home: "/home/s", localize: .english) }
 
     @Test func aSrunPortalOnPlainHTTPIsTakenWithAWarning() throws {
         let result = Self.parse("""

@@ -72,7 +72,7 @@ import Testing
                 case "auth": "[server]\nurl = https://cc.example/\n[auth]\n" + (key == "key" ? "certificate = /c/s.pem\n" : "")
                 default: "[auth]\nuser = u\n[server]\nurl = https://cc.example/\n[\(group)]\n"
                 }
-                let result = ConfigurationParser.parse(text + example.dropFirst(3), file: "/c/ccrelay.conf", home: "/home/s")
+                let result = ConfigurationParser.parse(text + example.dropFirst(3), file: "/c/ccrelay.conf", home: "/home/s", localize: .english)
                 #expect(result.errors.isEmpty, "[\(group)] \(example): \(result.errors)")
             }
         }

@@ -113,13 +113,13 @@ import Testing
     // MARK: [metrics] textfile
 
     func parse(_ value: String) -> ConfigurationParser.Result {
-        ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[metrics]\ntextfile = \(value)\n", file: "/etc/ccrelay/ccrelay.conf", home: "/home/s")
+        ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[metrics]\ntextfile = \(value)\n", file: "/etc/ccrelay/ccrelay.conf", home: "/home/s", localize: .english)
     }
 
     @Test func theTextfileIsAnAbsolutePromFile() {
         #expect(parse("/var/lib/prometheus/node-exporter/ccrelay.prom").configuration?.metricsTextfile == "/var/lib/prometheus/node-exporter/ccrelay.prom")
         #expect(parse("~/metrics/ccrelay-lab.prom").configuration?.metricsTextfile == "/home/s/metrics/ccrelay-lab.prom")
-        #expect(ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n", file: "f", home: "/h").configuration?.metricsTextfile == nil,
+        #expect(ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n", file: "f", home: "/h", localize: .english).configuration?.metricsTextfile == nil,
                 "off by default")
         for bad in ["ccrelay.prom", "/var/lib/prometheus/node-exporter/", "/var/lib/prometheus/node-exporter/ccrelay.txt",
                     "/var/lib/prometheus/node-exporter/.prom", "/var/lib/prometheus/node-exporter/.hidden.prom", "/" + String(repeating: "a", count: 2000) + ".prom"] {

@@ -6,7 +6,7 @@ import Testing
 /// `[relay]` in ccrelay.conf: the targets and their checks, and which alerts go out.
 @Suite struct RelayConfigurationTests {
     func parse(_ text: String) -> ConfigurationParser.Result {
-        ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n" + text, file: "/c/ccrelay.conf", home: "/home/s")
+        ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n" + text, file: "/c/ccrelay.conf", home: "/home/s", localize: .english)
     }
 
     /// Each line with the secret it holds: mistyped (no `://`, a wrong
@@ -118,20 +118,20 @@ import Testing
             forward = bark://K1
             forward = tgram://1:A/2?proxy=http://127.0.0.1:3128
             forward = bark://K1
-            """, file: "/c", home: "/h")
+            """, file: "/c", home: "/h", localize: .english)
         #expect(parsed.errors.map(\.message) == ["this bark target is already listed (the same server and path or key; its alerts would share one queue)"])
         #expect(parsed.errors.first?.line == 6)
         let good = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nforward = bark://K1\nforward = schan://SCT1\n",
-                                             file: "/c", home: "/h")
+                                             file: "/c", home: "/h", localize: .english)
         #expect(good.configuration?.forwardTargets.map(\.service.name) == ["bark", "serverchan"])
-        let keyed = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nbark = bark://K1\n", file: "/c", home: "/h")
+        let keyed = ConfigurationParser.parse("[server]\nurl = https://cc.campus.example/\n[relay]\nbark = bark://K1\n", file: "/c", home: "/h", localize: .english)
         #expect(keyed.warnings.first?.message.contains("forward") == true, "\(keyed.warnings)")
     }
 
     @Test func aMistypedTargetLineNeverShowsItsSecret() {
         for (line, secret) in Self.lines {
             let text = "[server]\nurl = https://cc.example.edu.cn/\n[auth]\nuser = x\n[relay]\n\(line)\n"
-            let result = ConfigurationParser.parse(text, file: "/etc/ccrelay/ccrelay.conf", home: "/root")
+            let result = ConfigurationParser.parse(text, file: "/etc/ccrelay/ccrelay.conf", home: "/root", localize: .english)
             let said = (result.errors + result.warnings).map(\.description).joined(separator: "\n")
             #expect(!said.isEmpty, "\(line) is refused or warned about: \(result.configuration?.forwardTargets.map(\.url) ?? [])")
             #expect(!said.contains(secret), "\(line) → \(said)")
@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func aLineInTheAuthGroupWithoutAnEqualsSignIsNotShown() {
-        let result = ConfigurationParser.parse("[auth]\nuser = 20231234\nhunter2-my-password\n", file: "f", home: "/root")
+        let result = ConfigurationParser.parse("[auth]\nuser = 20231234\nhunter2-my-password\n", file: "f", home: "/root", localize: .english)
         let said = result.errors.map(\.description).joined(separator: "\n")
         #expect(said.contains("f:3") && !said.contains("hunter2"), "\(said)")
     }

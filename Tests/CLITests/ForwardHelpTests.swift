@@ -6,7 +6,7 @@ import Testing
 /// (issue 34): a new service missing from it fails here. The three with an
 /// option of their own (--ntfy, --gotify, --webhook) are named by those.
 @Suite struct ForwardHelpTests {
-    /// Mail is not in setup's help yet: its text waits for the translators (ccrelay(1) has it).
+    /// Mail is not in setup's help yet: its text waits for the translators (ccrelay.conf(5) has it).
     static let notYetInTheHelp: Set<String> = ["mail"]
 
     @Test func setupsHelpNamesEveryPushService() {
@@ -16,5 +16,7 @@ import Testing
         for service in PushServices.all where !withOptions.contains(service.name) && !Self.notYetInTheHelp.contains(service.name) {
             #expect(service.schemes.contains { forwardOption.contains($0 + "://") }, "\(service.name) in: \(forwardOption)")
         }
+        // The URLs are documented with the [relay] keys, in ccrelay.conf(5).
+        #expect(forwardOption.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("(see man ccrelay.conf)"), "\(forwardOption)")
     }
 }

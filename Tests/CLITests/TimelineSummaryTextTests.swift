@@ -1,4 +1,5 @@
 import CoreVocabulary
+import Foundation
 @testable import ccrelay
 import CCRelayCore
 import Testing
@@ -31,5 +32,14 @@ import Testing
     @Test func spansReadInTheirUnit() {
         #expect([43, 119, 120, 7199, 7200, 172_799, 172_800, 604_800].map(TimelineCommand.span)
             == ["43 s", "119 s", "2 min", "119 min", "2 h", "47 h", "2 d", "7 d"])
+    }
+
+    /// `timeline --help` names every key of the `--json` summary (it left recorded_seconds out).
+    @Test func theHelpNamesEveryKeyOfTheJSONSummary() throws {
+        let json = TimelineCommand.TimelineJSON(entries: [], summary: TimelineSummary([], since: 0, now: 60))
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(json)) as? [String: Any]
+        let keys = try #require((object?["summary"] as? [String: Any])?.keys)
+        #expect(keys.count == 3)
+        for key in keys { #expect(TimelineCommand.usage.contains(key), "\(key)") }
     }
 }

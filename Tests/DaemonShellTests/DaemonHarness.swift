@@ -40,7 +40,7 @@ final class DaemonHarness {
         try beforeStart(folder)
         // `{folder}` in the extra lines is the harness's own folder.
         let text = "[server]\nurl = https://cc.campus.example/\n" + extra.replacingOccurrences(of: "{folder}", with: folder) + "\n"
-        let parsed = ConfigurationParser.parse(text, file: folder + "/ccrelay.conf", home: folder)
+        let parsed = ConfigurationParser.parse(text, file: folder + "/ccrelay.conf", home: folder, localize: .english)
         guard let configuration = parsed.configuration else {
             throw HarnessError("the test configuration does not parse: \(parsed.errors)")
         }

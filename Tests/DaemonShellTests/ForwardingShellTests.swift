@@ -67,7 +67,7 @@ import ForwardingTransport
         rig.loop.advance(by: .seconds(3600))
         #expect(rig.relay["ntfy"].requests.count == 1 && rig.relay["gotify"].requests.count == 1, "once each")
         let config = ConfigurationParser.parse(
-            "[server]\nurl = https://cc.campus.example/\n" + Self.relayConfig, file: rig.folder + "/ccrelay.conf", home: rig.folder).configuration!
+            "[server]\nurl = https://cc.campus.example/\n" + Self.relayConfig, file: rig.folder + "/ccrelay.conf", home: rig.folder, localize: .english).configuration!
         let relay = ScriptedRelay()
         let again = Daemon(
             reading: .usable(config), configurationPath: rig.folder + "/ccrelay.conf", version: "test", loop: rig.loop,
@@ -166,7 +166,7 @@ import ForwardingTransport
         rig.relay["gotify"].answer()
         // The daemon is gone before ntfy answered (the request is lost with it).
         let config = ConfigurationParser.parse(
-            "[server]\nurl = https://cc.campus.example/\n" + Self.relayConfig, file: folder + "/ccrelay.conf", home: folder).configuration!
+            "[server]\nurl = https://cc.campus.example/\n" + Self.relayConfig, file: folder + "/ccrelay.conf", home: folder, localize: .english).configuration!
         let relay = ScriptedRelay()
         let loop = ManualLoop()
         let again = Daemon(
@@ -215,7 +215,7 @@ import ForwardingTransport
     /// The daemon started again on the harness's journal with another `[relay]` group.
     func restarted(_ rig: DaemonHarness, relay config: String) -> (Daemon, ScriptedRelay, [String]) {
         let configuration = ConfigurationParser.parse(
-            "[server]\nurl = https://cc.campus.example/\n" + config, file: rig.folder + "/ccrelay.conf", home: rig.folder).configuration!
+            "[server]\nurl = https://cc.campus.example/\n" + config, file: rig.folder + "/ccrelay.conf", home: rig.folder, localize: .english).configuration!
         let relay = ScriptedRelay()
         let loop = ManualLoop()
         final class Log { var lines: [String] = [] }

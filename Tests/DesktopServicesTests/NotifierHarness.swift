@@ -100,7 +100,7 @@ final class NotifierHarness: Sendable {
 
 extension Alert {
     static func sample(_ kind: AlertKind, title: String? = nil, body: String = "body text") -> Alert {
-        var alert = AlertCatalogue.alert(for: AlertCatalogue.examples.first { $0.kind == kind }!, localize: .english)
+        var alert = AlertCatalogue.alert(for: AlertCatalogue.examples(.english).first { $0.kind == kind }!, localize: .english)
         if let title { alert.title = title }
         alert.body = body
         return alert

@@ -428,7 +428,7 @@ import Testing
         // The README and an example configuration that the daemon's own parser reads without a problem.
         #expect(FileManager.default.fileExists(atPath: root + "/usr/share/doc/ccrelay/README.md.gz"))
         let example = root + "/usr/share/doc/ccrelay/examples/ccrelay.conf"
-        let parsed = ConfigurationParser.parse(try String(contentsOfFile: example, encoding: .utf8), file: example, home: "/home/s")
+        let parsed = ConfigurationParser.parse(try String(contentsOfFile: example, encoding: .utf8), file: example, home: "/home/s", localize: .english)
         #expect(parsed.errors.isEmpty && parsed.warnings.isEmpty, "\(parsed.errors) \(parsed.warnings)")
         let ldd = try run("/usr/bin/ldd", [ccrelay])
         #expect(!ldd.standardOutput.contains("libswift"), "static Swift runtime: \(ldd.standardOutput)")

@@ -36,11 +36,11 @@ struct SecretRedactionTests {
     }
 
     @Test func redactedShowsAnHTTPServerAndOtherSchemesByName() {
-        #expect(TargetURL.redacted("https://u:p@ntfy.sh:8443/topic?x=1") == "https://…@ntfy.sh:8443/…")
-        #expect(TargetURL.redacted("https://ntfy.sh") == "https://ntfy.sh")
-        #expect(TargetURL.redacted("bark://KEY/x") == "bark://…")
-        #expect(TargetURL.redacted("SCT123") == "(6 characters, not shown)")
-        #expect(TargetURL.redacted("\u{1B}[31m://x") == "(a scheme)://…")
+        #expect(TargetURL.redacted("https://u:p@ntfy.sh:8443/topic?x=1", localize: .english) == "https://…@ntfy.sh:8443/…")
+        #expect(TargetURL.redacted("https://ntfy.sh", localize: .english) == "https://ntfy.sh")
+        #expect(TargetURL.redacted("bark://KEY/x", localize: .english) == "bark://…")
+        #expect(TargetURL.redacted("SCT123", localize: .english) == "(6 characters, not shown)")
+        #expect(TargetURL.redacted("\u{1B}[31m://x", localize: .english) == "(a scheme)://…")
     }
 }
 

@@ -279,14 +279,14 @@ import Testing
         ("ftp://10.0.0.55/", "srun.portal"), ("http://u:p@10.0.0.55/", "srun.portal"), ("http://10.0.0.55/?a=1", "srun.portal"),
     ])
     func aConfigurationIsCheckedKeyByKey(_ portal: String, _ key: String) {
-        #expect(throws: ClientConfigurationError.self) { try SrunClient.check(SrunConfiguration(portal: portal, acID: "1")) }
-        #expect((try? SrunClient.check(SrunConfiguration(portal: portal, acID: "1"))) == nil)
-        do { try SrunClient.check(SrunConfiguration(portal: portal, acID: "1")) } catch { #expect(error.key == key) }
+        #expect(throws: ClientConfigurationError.self) { try SrunClient.check(SrunConfiguration(portal: portal, acID: "1"), localize: .english) }
+        #expect((try? SrunClient.check(SrunConfiguration(portal: portal, acID: "1"), localize: .english)) == nil)
+        do { try SrunClient.check(SrunConfiguration(portal: portal, acID: "1"), localize: .english) } catch { #expect(error.key == key) }
     }
 
     @Test func everySettingIsChecked() {
         func key(_ configuration: SrunConfiguration) -> String? {
-            do { try SrunClient.check(configuration) } catch { return error.key }
+            do { try SrunClient.check(configuration, localize: .english) } catch { return error.key }
             return nil
         }
         let good = SrunConfiguration(portal: "http://10.0.0.55", acID: "1")

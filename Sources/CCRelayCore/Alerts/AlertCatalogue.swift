@@ -351,8 +351,9 @@ public enum AlertCatalogue {
     }
 
     /// One example of every subject, for `ccrelay notify-test` and for
-    /// checking that every text has a translation.
-    public static let examples: [AlertSubject] = [
+    /// checking that every text has a translation; the configuration's
+    /// problem is the checker's own, in `localize`'s language.
+    public static func examples(_ localize: Localizer) -> [AlertSubject] { [
         .loggedOut(message: nil),
         .keepAliveFailing(remainingSeconds: 45),
         .locationDenied(.byUser),
@@ -363,17 +364,23 @@ public enum AlertCatalogue {
         .notice(id: "notify-test", title: "网络维护通知", body: "今晚 23:00–23:30 认证系统维护。", urgency: .normal),
         .backOnline,
         .forwardRefused(target: "ntfy https://ntfy.campus.example/ccrelay-20231234", answer: "HTTP 403: forbidden"),
-        .configurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:2: [server] url is not a URL"]),
+        .configurationUnusable(problems: problems(of: "[server]\nurl = https://cc.campus.example/\n[keepalive]\nwarn-before = 2h\n", localize)),
         .noOutsideAccess(portal: true),
         .newDevice(kind: "Android", address: "10.20.x.x"),
         .status(StatusSummary(state: .online, ip: "10.20.30.40", remaining: 150, unread: 2, problem: "")),
-    ]
+    ] }
 
     /// The subjects beyond one example a kind (a kind with two texts), for checking every text has a translation.
-    public static let moreExamples: [AlertSubject] = [
+    public static func moreExamples(_ localize: Localizer) -> [AlertSubject] { [
         .sessionFought(times: 3, minutes: 10), .sessionLapsed,
-        .changedConfigurationUnusable(problems: ["~/.config/ccrelay/ccrelay.conf:4: poll must be a number of seconds from 10 to 3600, got '5'"]), .credentials(.badPassword, said: "E2553: Password is error."),
-    ]
+        .changedConfigurationUnusable(problems: problems(of: "[server]\nurl = https://cc.campus.example/\n[keepalive]\nauto-relogin = maybe\n", localize)),
+        .credentials(.badPassword, said: "E2553: Password is error."),
+    ] }
+
+    /// What the configuration checker says of `text` in the user's file, as the not-set-up bubbles quote it.
+    private static func problems(of text: String, _ localize: Localizer) -> [String] {
+        ConfigurationParser.parse(text, file: "~/.config/ccrelay/ccrelay.conf", home: "~", localize: localize).errors.map(\.description)
+    }
 
     /// Every credential problem, for checking that every text has a translation.
     public static let allCredentialProblems: [CredentialProblem] = [

@@ -106,8 +106,9 @@ public enum ConfigurationParser {
         }
     }
 
-    /// Parses `text` (the contents of `file`); `home` expands a leading `~/` in paths.
-    public static func parse(_ text: String, file: String, home: String) -> Result {
+    /// Parses `text` (the contents of `file`); `home` expands a leading `~/` in paths. The
+    /// problems are said in `localize`'s language (the shell's: the user's; tests: `.english`).
+    public static func parse(_ text: String, file: String, home: String, localize: Localizer) -> Result {
         var errors: [ConfigurationIssue] = []
         var warnings: [ConfigurationIssue] = []
         var configuration = Configuration(serverURL: "")
@@ -126,43 +127,44 @@ public enum ConfigurationParser {
             var lineScalars = rawScalars
             if lineScalars.last == "\r" { lineScalars = lineScalars.dropLast() }
             if lineScalars.contains(where: { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }) {
-                error(number, "the line holds a control character (a NUL byte?); remove it")
+                error(number, localize("the line holds a control character (a NUL byte?); remove it"))
                 continue
             }
             let line = stripComment(Substring(lineScalars)).trimmed
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else {
-                    error(number, "a group header must look like [server]")
+                    error(number, localize("a group header must look like [server]"))
                     continue
                 }
                 let name = String(line.dropFirst().dropLast()).trimmed
                 group = name
                 if !knownKeys.keys.contains(name) {
-                    warn(number, "unknown group [\(name)] is ignored (known: \(knownKeys.keys.sorted().joined(separator: ", ")))")
+                    warn(number, TextTemplate.fill(localize("unknown group [%s] is ignored (known: %s)"), name, localize.list(knownKeys.keys.sorted())))
                 }
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
                 // A URL in the line may carry a secret (a token, user:password@): shown without it.
-                let shown = line.contains("://") || group == "relay" || group == "auth" ? TargetURL.redacted(line) : line
-                error(number, "expected 'key = value', got '\(shown)'")
+                let shown = line.contains("://") || group == "relay" || group == "auth" ? TargetURL.redacted(line, localize: localize) : line
+                error(number, TextTemplate.fill(localize("expected 'key = value', got '%s'"), shown))
                 continue
             }
             let key = String(line[..<equals]).trimmed
             let value = String(line[line.index(after: equals)...]).trimmed
             guard let group else {
-                error(number, "'\(key)' comes before any group; put it under [server], [auth], [keepalive], [location], [notifications] or [relay]")
+                error(number, TextTemplate.fill(
+                    localize("'%s' comes before any group; put it under [server], [auth], [keepalive], [location], [notifications] or [relay]"), key))
                 continue
             }
             guard let keys = knownKeys[group] else { continue }
             guard keys.contains(key) else {
-                let shownKey = key.contains("://") ? TargetURL.redacted(key) : key
+                let shownKey = key.contains("://") ? TargetURL.redacted(key, localize: localize) : key
                 var message = group == "relay"
-                    ? "unknown target type '\(shownKey)' in [relay] is ignored (known: \(PushServices.configurationKeys.joined(separator: ", ")), forward, kinds, ca-file)"
-                    : "unknown key '\(shownKey)' in [\(group)] is ignored"
+                    ? TextTemplate.fill(localize("unknown target type '%s' in [relay] is ignored (known: %s)"), shownKey, localize.list(keys))
+                    : TextTemplate.fill(localize("unknown key '%s' in [%s] is ignored"), shownKey, group)
                 if let near = keys.min(by: { editDistance($0, key) < editDistance($1, key) }), editDistance(near, key) <= 2 {
-                    message += "; did you mean '\(near)'?"
+                    message += TextTemplate.fill(localize("; did you mean '%s'?"), near)
                 }
                 warn(number, message)
                 continue
@@ -170,18 +172,19 @@ public enum ConfigurationParser {
             // Any number of relay targets, one per line.
             let repeatable = group == "relay" && (key == "forward" || PushServices.configurationKeys.contains(key))
             if !repeatable, let previous = seen["\(group).\(key)"] {
-                warn(number, "'\(key)' is set again (first on line \(previous)); this value wins")
+                warn(number, TextTemplate.fill(localize("'%s' is set again (first on line %s); this value wins"), key, String(previous)))
             }
             seen["\(group).\(key)"] = number
-            if let problem = apply(group, key, value, to: &configuration, home: home) { error(number, problem) }
+            if let problem = apply(group, key, value, to: &configuration, home: home, localize: localize) { error(number, problem) }
         }
-        if seen["server.url"] == nil { errors.append(.init(file: file, line: 0, message: "[server] url is required")) }
-        checkProtocol(&configuration, seen: seen, error: error, warn: warn)
+        if seen["server.url"] == nil { errors.append(.init(file: file, line: 0, message: localize("[server] url is required"))) }
+        checkProtocol(&configuration, seen: seen, localize: localize, error: error, warn: warn)
         if configuration.key != nil && configuration.certificate == nil {
-            errors.append(.init(file: file, line: seen["auth.key"] ?? 0, message: "[auth] key needs [auth] certificate"))
+            errors.append(.init(file: file, line: seen["auth.key"] ?? 0, message: localize("[auth] key needs [auth] certificate")))
         }
         if configuration.certificate == nil && configuration.user == nil && seen["server.url"] != nil && configuration.serverProtocol == .cc1 {
-            warnings.append(.init(file: file, line: 0, message: "neither [auth] certificate nor [auth] user is set; the server must accept anonymous logins"))
+            warnings.append(.init(file: file, line: 0,
+                                  message: localize("neither [auth] certificate nor [auth] user is set; the server must accept anonymous logins")))
         }
         configuration.lines = seen
         return Result(configuration: errors.isEmpty ? configuration : nil, errors: errors, warnings: warnings)
@@ -203,13 +206,15 @@ public enum ConfigurationParser {
     ]
 
     /// Applies one value; returns the problem with it, if any.
-    private static func apply(_ group: String, _ key: String, _ value: String, to c: inout Configuration, home: String)
-        -> String?
+    private static func apply(_ group: String, _ key: String, _ value: String, to c: inout Configuration, home: String,
+                              localize: Localizer) -> String?
     {
         func path() -> String? {
             if value.hasPrefix("~/") { return home + value.dropFirst(1) }
             return value.hasPrefix("/") ? value : nil
         }
+        func notAPath() -> String { TextTemplate.fill(localize("%s must be an absolute path or start with ~/, got '%s'"), key, value) }
+        func notAFlag() -> String { TextTemplate.fill(localize("%s must be true or false, got '%s'"), key, value) }
         func bool() -> Bool? {
             switch value.lowercased() {
             case "true", "yes", "1", "on": true
@@ -220,57 +225,59 @@ public enum ConfigurationParser {
         switch (group, key) {
         case ("server", "url"):
             guard value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F }) else {
-                return "url must not contain spaces, tabs or control characters"
+                return localize("url must not contain spaces, tabs or control characters")
             }
             // Plain http to any address is a Srun portal's way (checked once the protocol is known: checkProtocol).
             let asHTTPS = value.lowercased().hasPrefix("http://") ? "https://" + value.dropFirst("http://".count) : value
             guard let url = TargetURL(asHTTPS) else {
-                return "url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal), got '\(TargetURL.redacted(value))'"
+                return TextTemplate.fill(
+                    localize("url must be https://HOST[:PORT]/ with a port from 1 to 65535 (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal), got '%s'"),
+                    TargetURL.redacted(value, localize: localize))
             }
             guard !url.authority.contains("@") else {
-                return "url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring (ccrelay login --save-password)"
+                return localize("url must not hold a user name or password (user:password@); a password login takes [auth] user and the keyring (ccrelay login --save-password)")
             }
             c.serverURL = value
         case ("server", "protocol"):
-            guard let chosen = ServerProtocol(rawValue: value) else { return "protocol must be cc1 or srun, got '\(value)'" }
+            guard let chosen = ServerProtocol(rawValue: value) else { return TextTemplate.fill(localize("protocol must be cc1 or srun, got '%s'"), value) }
             c.serverProtocol = chosen
         case ("srun", _):
-            return c.srun.apply(key, value, flag: bool())
+            return c.srun.apply(key, value, flag: bool(), localize: localize)
         case ("server", "ca-file"):
-            guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
+            guard let p = path() else { return notAPath() }
             c.caFile = p
         case ("server", "pinned-key"):
             let digest = value.dropFirst("sha256//".count)
             guard value.hasPrefix("sha256//"), digest.count == 44, digest.hasSuffix("="),
                 digest.allSatisfy({ $0.isLetter || $0.isNumber || "+/=".contains($0) })
             else {
-                return "pinned-key must be sha256// followed by the base64 SHA-256 of the server's public key (44 characters)"
+                return localize("pinned-key must be sha256// followed by the base64 SHA-256 of the server's public key (44 characters)")
             }
             c.pinnedKey = value
         case ("server", "interface"):
             guard !value.isEmpty, value.count < 16, !value.contains("/"), !value.contains(" ") else {
-                return "interface must be a network interface name such as wlan0, got '\(value)'"
+                return TextTemplate.fill(localize("interface must be a network interface name such as wlan0, got '%s'"), value)
             }
             c.interface = value
         case ("auth", "certificate"):
-            guard let p = path() else { return "certificate must be an absolute path or start with ~/, got '\(value)'" }
+            guard let p = path() else { return notAPath() }
             c.certificate = p
         case ("auth", "key"):
-            guard let p = path() else { return "key must be an absolute path or start with ~/, got '\(value)'" }
+            guard let p = path() else { return notAPath() }
             c.key = p
         case ("auth", "user"):
-            guard !value.isEmpty, !value.contains(" ") else { return "user must be your account name without spaces" }
+            guard !value.isEmpty, !value.contains(" ") else { return localize("user must be your account name without spaces") }
             c.user = value
         case ("auth", "password-file"):
-            guard let p = path() else { return "password-file must be an absolute path or start with ~/, got '\(value)'" }
+            guard let p = path() else { return notAPath() }
             c.passwordFile = p
         case ("keepalive", "warn-before"):
             guard let seconds = Int(value), (1...3600).contains(seconds) else {
-                return "warn-before must be a number of seconds from 1 to 3600, got '\(value)'"
+                return TextTemplate.fill(localize("warn-before must be a number of seconds from 1 to 3600, got '%s'"), value)
             }
             c.warnBefore = seconds
         case ("keepalive", "auto-relogin"), ("keepalive", "logout-on-exit"), ("notifications", "notices"):
-            guard let flag = bool() else { return "\(key) must be true or false, got '\(value)'" }
+            guard let flag = bool() else { return notAFlag() }
             switch key {
             case "auto-relogin": c.autoRelogin = flag
             case "logout-on-exit": c.logoutOnExit = flag
@@ -278,16 +285,16 @@ public enum ConfigurationParser {
             }
         case ("location", "mode"):
             guard let mode = Configuration.LocationMode(rawValue: value) else {
-                return "mode must be off, auto or always, got '\(value)'"
+                return TextTemplate.fill(localize("mode must be off, auto or always, got '%s'"), value)
             }
             c.locationMode = mode
         case ("relay", "kinds"):
             switch ForwardSelection.parse(value) {
             case .success(let selection): c.forwardSelection = selection
-            case .failure(let problem): return problem.description
+            case .failure(let problem): return problem.sentence(localize)
             }
         case ("relay", "ca-file"):
-            guard let p = path() else { return "ca-file must be an absolute path or start with ~/, got '\(value)'" }
+            guard let p = path() else { return notAPath() }
             c.forwardCAFile = p
         case ("relay", _):
             do throws(ForwardTargetProblem) {
@@ -299,45 +306,49 @@ public enum ConfigurationParser {
                     target = try ForwardTarget(key: key, url: value)
                 }
                 if c.forwardTargets.contains(where: { $0.name == target.name }) {
-                    return "this \(target.service.name) target is already listed (the same server and path or key; its alerts would share one queue)"
+                    return TextTemplate.fill(
+                        localize("this %s target is already listed (the same server and path or key; its alerts would share one queue)"),
+                        target.service.name)
                 }
-                guard c.forwardTargets.count < 16 else { return "at most 16 relay targets" }
+                guard c.forwardTargets.count < 16 else { return localize("at most 16 relay targets") }
                 c.forwardTargets.append(target)
             } catch {
-                return error.description
+                return error.sentence(localize)
             }
         case ("alerts", "quiet"):
             guard let quiet = QuietHours(value) else {
-                return "quiet must be local times HH:MM-HH:MM, several separated by commas (at most 8), such as 23:20-06:20, got '\(value)'"
+                return TextTemplate.fill(
+                    localize("quiet must be local times HH:MM-HH:MM, several separated by commas (at most 8), such as 23:20-06:20, got '%s'"), value)
             }
             c.quietHours = quiet
         case ("alerts", "quiet-critical"):
-            guard let on = bool() else { return "quiet-critical must be true or false, got '\(value)'" }
+            guard let on = bool() else { return notAFlag() }
             c.quietCritical = on
         case ("probe", "mode"):
             switch value {
             case "auto": c.probeEnabled = true
             case "off": c.probeEnabled = false
-            default: return "mode must be auto or off, got '\(value)'"
+            default: return TextTemplate.fill(localize("mode must be auto or off, got '%s'"), value)
             }
         case ("probe", "urls"):
             let urls = value.split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
-            guard (1...3).contains(urls.count) else { return "urls must be one to three URLs separated by commas" }
+            guard (1...3).contains(urls.count) else { return localize("urls must be one to three URLs separated by commas") }
             for url in urls {
                 guard url.hasPrefix("http://"), url.utf8.count <= 512, url.count > "http://".count,
                     url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
                 else {
-                    return "urls must be plain http:// addresses (a probe answers 204 without TLS), at most 512 characters, got '\(url)'"
+                    return TextTemplate.fill(
+                        localize("urls must be plain http:// addresses (a probe answers 204 without TLS), at most 512 characters, got '%s'"), url)
                 }
             }
             c.probeURLs = urls
         case ("metrics", "textfile"):
             let made = path() ?? value
-            if let problem = MetricsTextfile.problem(made) { return problem }
+            if let problem = MetricsTextfile.problem(made, localize: localize) { return problem }
             c.metricsTextfile = made
         case ("location", "source"):
             guard let source = Configuration.LocationSource(rawValue: value) else {
-                return "source must be auto, geoclue or portal, got '\(value)'"
+                return TextTemplate.fill(localize("source must be auto, geoclue or portal, got '%s'"), value)
             }
             c.locationSource = source
         default:
@@ -351,24 +362,31 @@ public enum ConfigurationParser {
     /// (with a warning: its protocol shows the password to anyone on the
     /// campus network), a user (the password comes from the keyring, a file
     /// or a credential) and no certificate.
-    private static func checkProtocol(_ c: inout Configuration, seen: [String: Int], error: (Int, String) -> Void, warn: (Int, String) -> Void) {
+    private static func checkProtocol(_ c: inout Configuration, seen: [String: Int], localize: Localizer, error: (Int, String) -> Void,
+                                      warn: (Int, String) -> Void) {
         let urlLine = seen["server.url"] ?? 0
         let plain = c.serverURL.lowercased().hasPrefix("http://")
         switch c.serverProtocol {
         case .cc1:
             if plain, TargetURL(c.serverURL) == nil {
-                error(urlLine, "url must be https://HOST[:PORT]/ (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal with protocol = srun), got '\(TargetURL.redacted(c.serverURL))'")
+                error(urlLine, TextTemplate.fill(
+                    localize("url must be https://HOST[:PORT]/ (plain http only to a loopback address: 127.0.0.1, [::1] or localhost, or a Srun portal with protocol = srun), got '%s'"),
+                    TargetURL.redacted(c.serverURL, localize: localize)))
             }
             if let line = seen.first(where: { $0.key.hasPrefix("srun.") })?.value {
-                warn(line, "[srun] is used only with [server] protocol = srun; it is ignored")
+                warn(line, localize("[srun] is used only with [server] protocol = srun; it is ignored"))
             }
         case .srun:
             if plain {
-                warn(urlLine, "the portal is plain http: its login protocol lets anyone on the campus network read the password (its encoding is undone with the challenge); use https:// where the school offers it")
+                warn(urlLine, localize("the portal is plain http: its login protocol lets anyone on the campus network read the password (its encoding is undone with the challenge); use https:// where the school offers it"))
             }
-            if c.user == nil { error(seen["server.protocol"] ?? 0, "a Srun portal logs in with [auth] user (and its password in the keyring, [auth] password-file or a systemd credential)") }
+            if c.user == nil {
+                error(seen["server.protocol"] ?? 0,
+                      localize("a Srun portal logs in with [auth] user (and its password in the keyring, [auth] password-file or a systemd credential)"))
+            }
             for key in ["auth.certificate", "auth.key"] where seen[key] != nil {
-                error(seen[key] ?? 0, "a Srun portal logs in with a user and password, not a certificate: remove [auth] \(key.dropFirst(5))")
+                error(seen[key] ?? 0, TextTemplate.fill(
+                    localize("a Srun portal logs in with a user and password, not a certificate: remove [auth] %s"), String(key.dropFirst(5))))
             }
         }
     }

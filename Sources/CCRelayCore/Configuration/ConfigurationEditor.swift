@@ -21,18 +21,21 @@ public struct ConfigurationEditor: Sendable {
     /// Why `value` cannot stand after `key =` in this file format, or nil when
     /// it reads back exactly: no control characters (a line break would start
     /// new keys), no space at either end (trimmed when read), nothing that
-    /// reads as a comment (`#` or `;` at the start or after a space or tab), not empty.
-    public static func problem(with value: String) -> String? {
+    /// reads as a comment (`#` or `;` at the start or after a space or tab), not empty. Said in
+    /// `localize`'s language, after the option that gave the value (`--forward is empty`).
+    public static func problem(with value: String, localize: Localizer) -> String? {
         if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80..<0xA0).contains($0.value)
             || $0 == "\u{2028}" || $0 == "\u{2029}" || $0 == "\u{FEFF}" })
         {
-            return "holds a control character (a line break or tab?); give it on one line"
+            return localize("holds a control character (a line break or tab?); give it on one line")
         }
-        if value.isEmpty { return "is empty" }
-        if value.first == " " || value.last == " " { return "begins or ends with a space, which the file cannot keep" }
-        if value.first == "#" || value.first == ";" { return "begins with '\(value.first!)', which the file reads as a comment" }
+        if value.isEmpty { return localize("is empty") }
+        if value.first == " " || value.last == " " { return localize("begins or ends with a space, which the file cannot keep") }
+        if let first = value.first, first == "#" || first == ";" {
+            return TextTemplate.fill(localize("begins with '%s', which the file reads as a comment"), String(first))
+        }
         if value.contains(" #") || value.contains(" ;") {
-            return "holds ' #' or ' ;', which the file reads as the start of a comment; rename the file or folder"
+            return localize("holds ' #' or ' ;', which the file reads as the start of a comment; rename the file or folder")
         }
         return nil
     }

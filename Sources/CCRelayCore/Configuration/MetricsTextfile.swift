@@ -6,14 +6,15 @@ public enum MetricsTextfile {
     /// Debian's textfile folder (`prometheus-node-exporter`'s `--collector.textfile.directory`).
     public static let debianFolder = "/var/lib/prometheus/node-exporter"
 
-    /// The problem with `path` (already made absolute) as the textfile, or nil when it will do.
-    public static func problem(_ path: String) -> String? {
+    /// The problem with `path` (already made absolute) as the textfile, in `localize`'s language, or nil when it will do.
+    public static func problem(_ path: String, localize: Localizer) -> String? {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? ""
         guard path.hasPrefix("/"), name.hasSuffix(".prom"), name.count > ".prom".count, !name.hasPrefix("."),
             path.utf8.count <= 1024, !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
         else {
-            return "textfile must be the absolute path of a file whose name ends in .prom (the node exporter's textfile collector "
-                + "reads no other), such as \(debianFolder)/ccrelay.prom, got '\(PrintableText.oneLine(String(path.prefix(200))))'"
+            return TextTemplate.fill(
+                localize("textfile must be the absolute path of a file whose name ends in .prom (the node exporter's textfile collector reads no other), such as %s, got '%s'"),
+                debianFolder + "/ccrelay.prom", PrintableText.oneLine(String(path.prefix(200))))
         }
         return nil
     }

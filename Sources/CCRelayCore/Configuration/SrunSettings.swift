@@ -1,3 +1,5 @@
+import CoreVocabulary
+
 /// The campus network's login protocol (`[server] protocol`).
 public enum ServerProtocol: String, Sendable, Hashable, CaseIterable {
     /// The CC server's protocol (docs/protocol.md): a certificate or password login and keep-alives.
@@ -41,36 +43,39 @@ public struct SrunSettings: Sendable, Hashable {
     /// The keys of `[srun]`.
     static let keys = ["ac-id", "domain", "hmd5", "double-stack", "poll", "logout"]
 
-    /// Applies `[srun] key = value`; the problem with it, if any.
-    mutating func apply(_ key: String, _ value: String, flag: Bool?) -> String? {
+    /// Applies `[srun] key = value`; the problem with it, if any, in `localize`'s language.
+    mutating func apply(_ key: String, _ value: String, flag: Bool?, localize: Localizer) -> String? {
         switch key {
         case "ac-id":
             if value == "auto" {
                 acID = nil
             } else {
                 guard value.count <= 6, let number = Int(value), (0...999_999).contains(number) else {
-                    return "ac-id must be auto or the access controller's number (the ac_id= in the portal's address), got '\(value)'"
+                    return TextTemplate.fill(
+                        localize("ac-id must be auto or the access controller's number (the ac_id= in the portal's address), got '%s'"), value)
                 }
                 acID = number
             }
         case "domain":
             guard value.count <= 64, value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "&" && $0 != "#" }) else {
-                return "domain must be the suffix the portal appends to the user, such as @cmcc (printable ASCII, no spaces), got '\(value)'"
+                return TextTemplate.fill(
+                    localize("domain must be the suffix the portal appends to the user, such as @cmcc (printable ASCII, no spaces), got '%s'"), value)
             }
             domain = value
         case "hmd5":
-            guard let digest = Digest(rawValue: value) else { return "hmd5 must be hmac, hmac-empty or md5, got '\(value)'" }
+            guard let digest = Digest(rawValue: value) else { return TextTemplate.fill(localize("hmd5 must be hmac, hmac-empty or md5, got '%s'"), value) }
             self.digest = digest
         case "double-stack":
-            guard let flag else { return "double-stack must be true or false, got '\(value)'" }
+            guard let flag else { return TextTemplate.fill(localize("%s must be true or false, got '%s'"), key, value) }
             doubleStack = flag
         case "poll":
             guard value.count <= 5, let seconds = Int(value), (10...3600).contains(seconds) else {
-                return "poll must be a number of seconds from 10 to 3600 (between checks that the session is alive), got '\(value)'"
+                return TextTemplate.fill(
+                    localize("poll must be a number of seconds from 10 to 3600 (between checks that the session is alive), got '%s'"), value)
             }
             poll = seconds
         case "logout":
-            guard let logout = Logout(rawValue: value) else { return "logout must be portal or dm, got '\(value)'" }
+            guard let logout = Logout(rawValue: value) else { return TextTemplate.fill(localize("logout must be portal or dm, got '%s'"), value) }
             self.logout = logout
         default:
             break

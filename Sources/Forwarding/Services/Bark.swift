@@ -16,7 +16,9 @@ struct Bark: KeyedPushService {
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
         guard (1...2).contains(url.segments.count), let key = url.segments.last, ForwardURL.isKey(key) else {
-            throw ForwardTargetProblem("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or barks://bark.campus.example/DEVICE_KEY")
+            throw ForwardTargetProblem { localize in
+                localize("bark:// needs the device key from the Bark app, such as bark://DEVICE_KEY or barks://bark.campus.example/DEVICE_KEY")
+            }
         }
         // The key alone: the public server, over https (ccrelay's shorthand).
         var server = "https://api.day.app"
@@ -27,13 +29,17 @@ struct Bark: KeyedPushService {
             guard TargetURL("https://" + named).map({ !$0.authority.contains("@") }) == true,
                 host.contains(".") || host.hasPrefix("[") || host == "localhost"
             else {
-                throw ForwardTargetProblem(
-                    "bark:// takes the device key alone (bark://DEVICE_KEY) or a server first (barks://HOST[:PORT]/DEVICE_KEY, the server a name with a dot, an address or localhost)")
+                throw ForwardTargetProblem { localize in
+                    localize("bark:// takes the device key alone (bark://DEVICE_KEY) or a server first (barks://HOST[:PORT]/DEVICE_KEY, the server a name with a dot, an address or localhost)")
+                }
             }
             // As Apprise reads it: bark:// with a server is plain http, barks:// https.
             guard let parsed = TargetURL((url.scheme == "barks" ? "https://" : "http://") + named) else {
-                throw ForwardTargetProblem(
-                    "bark:// with a server is plain http, as Apprise reads it, which goes only to a loopback address: use barks://\(host)/DEVICE_KEY for https")
+                throw ForwardTargetProblem { localize in
+                    TextTemplate.fill(
+                        localize("bark:// with a server is plain http, as Apprise reads it, which goes only to a loopback address: use barks://%s/DEVICE_KEY for https"),
+                        host)
+                }
             }
             server = parsed.scheme + "://" + parsed.authority
         }

@@ -12,7 +12,9 @@ struct DingTalk: KeyedPushService {
     let messageRoom = 16_000
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
-        let key = try url.singleKey("the robot's access_token", example: "dingtalk://TOKEN?secret=SEC…")
+        let key = try url.singleKey(or: ForwardTargetProblem { localize in
+            localize("dingtalk:// needs the robot's access_token, such as dingtalk://TOKEN?secret=SEC…")
+        })
         let secret = try url.signingSecret()
         return target(PushAddress(base: try url.apiBase("https://oapi.dingtalk.com"), key: key, secret: secret), text: text, proxy: proxy)
     }

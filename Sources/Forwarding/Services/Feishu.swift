@@ -12,7 +12,9 @@ struct Feishu: KeyedPushService {
     let messageRoom = 16_000
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
-        let key = try url.singleKey("the bot's hook id (the end of its webhook address)", example: "feishu://HOOK_ID?secret=SECRET")
+        let key = try url.singleKey(or: ForwardTargetProblem { localize in
+            localize("feishu:// needs the bot's hook id (the end of its webhook address), such as feishu://HOOK_ID?secret=SECRET")
+        })
         let secret = try url.signingSecret()
         return target(PushAddress(base: try url.apiBase("https://open.feishu.cn"), key: key, secret: secret), text: text, proxy: proxy)
     }

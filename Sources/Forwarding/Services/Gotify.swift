@@ -13,14 +13,18 @@ struct Gotify: WebService {
 
     func check(_ url: TargetURL) throws(ForwardTargetProblem) {
         guard url.queryItem("token").map({ !$0.isEmpty }) == true else {
-            throw ForwardTargetProblem(
-                "gotify needs the application token in the URL, such as https://gotify.campus.example/message?token=APP_TOKEN (Apps → create application in gotify's web UI)")
+            throw ForwardTargetProblem { localize in
+                localize("gotify needs the application token in the URL, such as https://gotify.campus.example/message?token=APP_TOKEN (Apps → create application in gotify's web UI)")
+            }
         }
     }
 
     func url(_ forward: ForwardURL, scheme: String) throws(ForwardTargetProblem) -> String {
         guard forward.segments.count >= 2, let token = forward.segments.last else {
-            throw ForwardTargetProblem("\(forward.scheme):// needs the server and the application token, such as gotifys://gotify.campus.example/APP_TOKEN")
+            let scheme = forward.scheme
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("%s:// needs the server and the application token, such as gotifys://gotify.campus.example/APP_TOKEN"), scheme)
+            }
         }
         return scheme + forward.segments.dropLast().joined(separator: "/") + "/message?token=" + token
     }

@@ -29,9 +29,13 @@ struct Mail: PushService {
     /// `USER:PASS@HOST[:PORT]` and `to=`, `from=` (the user when it is an
     /// address, else USER@ the host without its `smtp.`: QQ Mail's 12345 at smtp.qq.com is 12345@qq.com).
     static func address(_ parsed: ForwardURL) throws(ForwardTargetProblem) -> MailAddress {
-        let example = "\(parsed.scheme)://USER:PASSWORD@smtp.example.com/?to=you@example.com"
+        let scheme = parsed.scheme
+        let example = "\(scheme)://USER:PASSWORD@smtp.example.com/?to=you@example.com"
         guard parsed.segments.count == 1, let at = parsed.segments[0].lastIndex(of: "@") else {
-            throw ForwardTargetProblem("\(parsed.scheme):// needs the login, the server and to=, such as \(example) (a password with @ or : in it written %40, %3A)")
+            throw ForwardTargetProblem { localize in
+                TextTemplate.fill(localize("%s:// needs the login, the server and to=, such as %s (a password with @ or : in it written %40, %3A)"),
+                                  scheme, example)
+            }
         }
         let login = parsed.segments[0][..<at]
         let authority = String(parsed.segments[0][parsed.segments[0].index(after: at)...])
@@ -39,17 +43,17 @@ struct Mail: PushService {
             let password = PercentEncoding.decode(String(login[login.index(after: colon)...])), !user.isEmpty, !password.isEmpty,
             let server = TargetURL("https://" + authority), !server.authority.contains("@")
         else {
-            throw ForwardTargetProblem("\(parsed.scheme):// needs USER:PASSWORD@HOST[:PORT], such as \(example)")
+            throw ForwardTargetProblem { localize in TextTemplate.fill(localize("%s:// needs USER:PASSWORD@HOST[:PORT], such as %s"), scheme, example) }
         }
         let host = TargetURL.host(of: server.authority)
         let port = server.authority.dropFirst(host.count).dropFirst()
         let implicit = parsed.scheme == "mailtos"
         let recipients = (parsed.options["to"] ?? "").split(separator: ",").map(String.init)
         guard (1...5).contains(recipients.count), recipients.allSatisfy(isMailbox) else {
-            throw ForwardTargetProblem("to= must be one to five mail addresses separated by commas, such as \(example)")
+            throw ForwardTargetProblem { localize in TextTemplate.fill(localize("to= must be one to five mail addresses separated by commas, such as %s"), example) }
         }
         let from = parsed.options["from"] ?? (isMailbox(user) ? user : user + "@" + (host.hasPrefix("smtp.") ? String(host.dropFirst(5)) : host))
-        guard isMailbox(from) else { throw ForwardTargetProblem("from= must be a mail address, got '\(from)'") }
+        guard isMailbox(from) else { throw ForwardTargetProblem { localize in TextTemplate.fill(localize("from= must be a mail address, got '%s'"), from) } }
         return MailAddress(server: (implicit ? "smtps://" : "smtp://") + host + ":" + (port.isEmpty ? (implicit ? "465" : "587") : port),
                            user: user, password: password, from: from, to: recipients)
     }

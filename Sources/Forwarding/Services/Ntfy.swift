@@ -13,8 +13,9 @@ struct Ntfy: WebService {
 
     func check(_ url: TargetURL) throws(ForwardTargetProblem) {
         guard let topic = url.pathSegments.last, Self.isTopic(topic) else {
-            throw ForwardTargetProblem(
-                "ntfy needs the server and the topic, such as https://ntfy.campus.example/ccrelay-20231234 (a topic is 1-64 letters, digits, - or _)")
+            throw ForwardTargetProblem { localize in
+                localize("ntfy needs the server and the topic, such as https://ntfy.campus.example/ccrelay-20231234 (a topic is 1-64 letters, digits, - or _)")
+            }
         }
     }
 

@@ -11,7 +11,7 @@ struct PushPlus: KeyedPushService {
     let messageRoom = 16_000
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
-        let key = try url.singleKey("the token from pushplus.plus", example: "pushplus://TOKEN")
+        let key = try url.singleKey(or: ForwardTargetProblem { localize in localize("pushplus:// needs the token from pushplus.plus, such as pushplus://TOKEN") })
         return target(PushAddress(base: try url.apiBase("https://www.pushplus.plus"), key: key), text: text, proxy: proxy)
     }
 

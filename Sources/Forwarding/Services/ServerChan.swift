@@ -15,7 +15,9 @@ struct ServerChan: KeyedPushService {
     let defaultBudget: ForwardBudget? = ForwardBudget(count: 5, window: 86_400)
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
-        let key = try url.singleKey("the SendKey from sct.ftqq.com", example: "schan://SCT123456TxxxxxxxxxxxxxxxxxxxX")
+        let key = try url.singleKey(or: ForwardTargetProblem { localize in
+            localize("schan:// needs the SendKey from sct.ftqq.com, such as schan://SCT123456TxxxxxxxxxxxxxxxxxxxX")
+        })
         let lower = key.lowercased()
         let uid = lower.hasPrefix("sctp") ? lower.dropFirst(4).prefix { $0.isNumber } : ""
         let server = uid.isEmpty ? "https://sctapi.ftqq.com" : "https://\(uid).push.ft07.com"

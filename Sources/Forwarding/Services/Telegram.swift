@@ -15,8 +15,9 @@ struct Telegram: KeyedPushService {
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
         guard url.segments.count == 2, Self.isBotToken(url.segments[0]), Self.isChat(url.segments[1]) else {
-            throw ForwardTargetProblem(
-                "tgram:// needs the bot token from @BotFather and the chat, such as tgram://123456789:AAH…/987654321 (a chat id, or @channel)")
+            throw ForwardTargetProblem { localize in
+                localize("tgram:// needs the bot token from @BotFather and the chat, such as tgram://123456789:AAH…/987654321 (a chat id, or @channel)")
+            }
         }
         return target(PushAddress(base: try url.apiBase("https://api.telegram.org"), key: url.segments[0], chat: url.segments[1]),
                       text: text, proxy: proxy)

@@ -11,7 +11,9 @@ struct WeCom: KeyedPushService {
     let messageRoom = 2000
 
     func target(_ url: ForwardURL, text: String, proxy: String?) throws(ForwardTargetProblem) -> ForwardTarget {
-        let key = try url.singleKey("the group bot's key (the key= of its webhook address)", example: "wecombot://KEY")
+        let key = try url.singleKey(or: ForwardTargetProblem { localize in
+            localize("wecombot:// needs the group bot's key (the key= of its webhook address), such as wecombot://KEY")
+        })
         return target(PushAddress(base: try url.apiBase("https://qyapi.weixin.qq.com"), key: key), text: text, proxy: proxy)
     }
 

@@ -7,7 +7,7 @@ import CCRelayCore
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzConfig(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
-    let result = ConfigurationParser.parse(text, file: "fuzz.conf", home: "/home/fuzz")
+    let result = ConfigurationParser.parse(text, file: "fuzz.conf", home: "/home/fuzz", localize: .english)
     let lines = text.unicodeScalars.filter { $0 == "\n" }.count + 1
     for issue in result.errors + result.warnings {
         precondition(issue.line >= 0 && issue.line <= lines, "line \(issue.line) of \(lines)")
