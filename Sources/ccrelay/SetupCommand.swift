@@ -285,7 +285,10 @@ enum SetupCommand {
             } else {
                 password = LoginCommand.askWithoutEcho(fill(localize("Campus password for %s: "), user))
             }
-            guard password != nil else { return ExitStatus.failure }
+            guard password != nil else {
+                Output.error(localize("setup: no password came (standard input was empty or closed); nothing was written. Give it on standard input with --password-stdin, or leave that out to be asked"))
+                return ExitStatus.failure
+            }
         }
 
         // A box without a desktop hears of a logout only through forwarding: ask for a target.

@@ -262,7 +262,8 @@ import Testing
     }
 
     /// issue 20: a configuration folder that cannot be made was reported as
-    /// "No such file or directory"; a password line over 64 KiB killed setup with SIGPIPE (exit 141).
+    /// "No such file or directory"; a password line over 64 KiB killed setup with SIGPIPE (exit 141);
+    /// an empty standard input ended setup with status 1 and not a word.
     @Test func aFolderThatCannotBeMadeAndAnEndlessPasswordAreSaidAsWhatTheyAre() throws {
         let pki = TestPKI.shared
         let base = ["--server", "https://127.0.0.1:1/", "--certificate", pki.clientCertificate, "--key", pki.clientKey,
@@ -274,6 +275,9 @@ import Testing
         let long = try setup(base + ["--user", "20231234", "--password-stdin"], input: String(repeating: "p", count: 200_000) + "\n")
         #expect(long.status == 1, "not 141: \(long.status) \(long.standardError)")
         #expect(long.standardError.contains("longer than 1,024 bytes"), "\(long.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: configPath))
+        let empty = try setup(base + ["--user", "20231234", "--password-stdin"], input: "")
+        #expect(empty.status == 1 && empty.standardError.contains("no password came"), "\(empty.status) \(empty.standardError)")
         #expect(!FileManager.default.fileExists(atPath: configPath))
         try? FileManager.default.removeItem(atPath: folder)
     }
