@@ -60,7 +60,9 @@ import Testing
             "endpoint": "keepalive", "kind": "raw", "status": 429, "retry_after_header": "9223372036854775807",
             "body": #"{"error":"rate_limited","retry_after":1e300}"#, "count": 1,
         ])
-        #expect(await eventually(timeout: .seconds(20)) { (try? status(rig)["last_error_code"] as? String) == "rate-limited" })
+        // 60 s: in a local CI run beside the real desktops' tests, 20 s of `ccrelay status` calls did not see it.
+        #expect(await eventually(timeout: .seconds(60)) { (try? status(rig)["last_error_code"] as? String) == "rate-limited" },
+                "\((try? status(rig)) ?? [:])\n\(rig.log)")
         #expect(rig.daemon.isRunning, "\(rig.log)")
     }
 
