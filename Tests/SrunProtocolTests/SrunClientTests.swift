@@ -141,8 +141,9 @@ import Testing
         let portal = try SrunPortalFixture(["/cgi-bin/get_challenge": [slow]])
         let started = ContinuousClock.now
         let login = try await login(try client(portal) { $0.requestTimeout = .seconds(1) })
-        // The 1 s bound, not the challenge's 40 s (with room for a loaded 2-core machine).
-        #expect(login.outcome == .failed(.timeout) && ContinuousClock.now - started < .seconds(25), "\(login.outcome)")
+        // The 1 s bound, not the challenge's 40 s (with room for a loaded 2-core machine: a local CI
+        // run beside the real desktops' tests took over 25 s).
+        #expect(login.outcome == .failed(.timeout) && ContinuousClock.now - started < .seconds(38), "\(login.outcome)")
 
         var answer = Self.loginOK
         answer["delay"] = 6
@@ -174,13 +175,16 @@ import Testing
             "/cgi-bin/rad_user_info": [Self.online], "/cgi-bin/rad_user_dm": [["json": ["error": "logout_ok", "res": "ok"]]],
         ])
         let srun = try client(portal)
+        let before = Date().timeIntervalSince1970
         let logout = try await onLoop { try srun.logout(.dm, user: "2024000001", completion: $0) }
+        let after = Date().timeIntervalSince1970
         #expect(logout.outcome == .answered(.loggedOut) && logout.requests == 2)
         let query = try #require(portal.queries("/cgi-bin/rad_user_dm").first)
         let time = query["time"] ?? ""
         #expect(query["username"] == "2024000001" && query["ip"] == "10.1.2.3" && query["unbind"] == "1")
         #expect(query["sign"] == SrunDigest.sha1Hex(Array((time + "2024000001" + "10.1.2.3" + "1" + time).utf8)))
-        #expect(abs((Double(time) ?? 0) - Date().timeIntervalSince1970) < 60)
+        // The time of the request, whole seconds: between the call and its answer however long a loaded machine took.
+        #expect((before.rounded(.down)...after.rounded(.up)).contains(Double(time) ?? 0), "time \(time), called at \(before), answered at \(after)")
     }
 
     @Test func theCaptchaCheckAndAPortalWithoutOne() async throws {
