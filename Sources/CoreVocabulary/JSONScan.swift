@@ -128,8 +128,18 @@ public enum JSONScan {
             case UInt8(ascii: "n"): return word("null") ? .null : nil
             default:
                 let start = at
-                while at < bytes.count, "-+.0123456789eE".utf8.contains(bytes[at]) { at += 1 }
+                while at < bytes.count, Self.isNumberByte(bytes[at]) { at += 1 }
                 return at > start ? .number(String(decoding: bytes[start..<at], as: UTF8.self)) : nil
+            }
+        }
+
+        /// Whether `byte` may be part of a number's text (its form is the reader's to check).
+        static func isNumberByte(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
+                UInt8(ascii: "e"), UInt8(ascii: "E"):
+                true
+            default: false
             }
         }
 
@@ -158,31 +168,33 @@ public enum JSONScan {
         /// A string; with `exact`, nil when its bytes are not UTF-8 (else they read as U+FFFD).
         mutating func string(exact: Bool = false) -> String? {
             guard take(UInt8(ascii: "\"")) else { return nil }
-            var scalars = String.UnicodeScalarView()
-            var plain: [UInt8] = []
-            var valid = true
-            func flush() {
-                if exact && String(validating: plain, as: UTF8.self) == nil { valid = false }
-                scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
-                plain.removeAll()
+            // Most strings hold no escape: their bytes are the text, decoded once.
+            var end = at
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+            guard end < bytes.count else { return nil }
+            if bytes[end] == UInt8(ascii: "\"") {
+                defer { at = end + 1 }
+                return Self.text(bytes[at..<end], exact: exact)
             }
+            // The others are gathered as UTF-8, each escape written as its scalar's bytes. A
+            // scalar's first byte never continues a sequence, so the gathered bytes are UTF-8
+            // exactly when each run between escapes is.
+            var text = Array(bytes[at..<end])
+            at = end
             while at < bytes.count {
                 let byte = bytes[at]
                 at += 1
                 switch byte {
-                case UInt8(ascii: "\""):
-                    flush()
-                    return valid ? String(scalars) : nil
+                case UInt8(ascii: "\""): return Self.text(text[...], exact: exact)
                 case UInt8(ascii: "\\"):
                     guard at < bytes.count else { return nil }
                     let escaped = bytes[at]
                     at += 1
-                    flush()
                     switch escaped {
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "t"): scalars.append("\t")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "b"), UInt8(ascii: "f"): scalars.append(" ")
+                    case UInt8(ascii: "n"): text.append(0x0A)
+                    case UInt8(ascii: "t"): text.append(0x09)
+                    case UInt8(ascii: "r"): text.append(0x0D)
+                    case UInt8(ascii: "b"), UInt8(ascii: "f"): text.append(0x20)
                     case UInt8(ascii: "u"):
                         guard var value = hex4() else { return nil }
                         // A surrogate pair: the second half follows as another \u.
@@ -193,26 +205,41 @@ public enum JSONScan {
                             guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
                             value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
                         }
-                        scalars.append(Unicode.Scalar(value) ?? "\u{FFFD}")
-                    default: scalars.append(Unicode.Scalar(escaped))
+                        text.append(contentsOf: (Unicode.Scalar(value) ?? "\u{FFFD}").utf8)
+                    default: text.append(contentsOf: Unicode.Scalar(escaped).utf8)
                     }
-                default: plain.append(byte)
+                default: text.append(byte)
                 }
             }
             return nil
         }
 
+        /// UTF-8 bytes as text: with `exact`, nil when they are not UTF-8; else each invalid sequence reads as U+FFFD.
+        static func text(_ utf8: ArraySlice<UInt8>, exact: Bool) -> String? {
+            exact ? String(validating: utf8, as: UTF8.self) : String(decoding: utf8, as: UTF8.self)
+        }
+
+        /// Four hexadecimal digits, either case.
         mutating func hex4() -> UInt32? {
-            guard at + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[at..<at + 4], as: UTF8.self), radix: 16) else {
-                return nil
+            guard at + 4 <= bytes.count else { return nil }
+            var value: UInt32 = 0
+            for byte in bytes[at..<at + 4] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: return nil
+                }
+                value = value << 4 | UInt32(digit)
             }
             at += 4
             return value
         }
 
-        mutating func word(_ text: String) -> Bool {
-            let word = Array(text.utf8)
-            guard at + word.count <= bytes.count, Array(bytes[at..<at + word.count]) == word else { return false }
+        mutating func word(_ text: StaticString) -> Bool {
+            let word = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+            guard at + word.count <= bytes.count, bytes[at..<at + word.count].elementsEqual(word) else { return false }
             at += word.count
             return true
         }
@@ -224,7 +251,12 @@ public enum JSONScan {
         }
 
         mutating func skipSpace() {
-            while at < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[at]) { at += 1 }
+            while at < bytes.count {
+                switch bytes[at] {
+                case 0x20, 0x09, 0x0A, 0x0D: at += 1
+                default: return
+                }
+            }
         }
     }
 }
