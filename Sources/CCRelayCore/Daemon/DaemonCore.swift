@@ -11,8 +11,8 @@ import Forwarding
 /// that names its problem). Whenever what users see changes it publishes a
 /// `DaemonSnapshot`. Tested like `Session`, on a virtual clock.
 public struct DaemonCore: Sendable {
-    /// The configuration it runs with; nil while not set up.
-    public private(set) var configuration: Configuration?
+    /// The configuration it runs with; nil while not set up. (A changed file restarts the daemon: never replaced.)
+    public let configuration: Configuration?
     private let configurationPath: String
     private let localizer: Localizer
     /// The commands texts name: the desktop's, or the system service's.
@@ -226,19 +226,19 @@ public struct DaemonCore: Sendable {
         default: break
         }
         if let wall, let quiet = configuration?.quiet { keepQuiet(quiet, wall, &effects) }
-        return finish(effects, now)
+        finish(&effects, now)
+        return effects
     }
 
     /// The effects, and the snapshot when what users see changed (not while
     /// stopping, nor before the journal the effects change has been read: one publication per change).
-    private mutating func finish(_ effects: [DaemonEffect], _ now: Instant) -> [DaemonEffect] {
+    private mutating func finish(_ effects: inout [DaemonEffect], _ now: Instant) {
         if effects.contains(where: \.changesTheJournal) { journalReadOwed = true }
-        guard !stopping, !journalReadOwed else { return effects }
+        guard !stopping, !journalReadOwed else { return }
         let current = snapshot(at: now)
-        guard current != published else { return effects }
-        let previous = published
+        guard current != published else { return }
+        effects.append(.publish(current, previous: published))
         published = current
-        return effects + [.publish(current, previous: previous)]
     }
 
     // MARK: Starting and stopping

@@ -28,8 +28,9 @@ public enum DaemonEffect: Sendable, Hashable {
     /// Save the live session (nil: forget it), so that a restart carries on with it.
     case saveSession(SessionRecord?)
     /// What users can see changed: the faces show this from now on.
-    /// (`previous`: what was published before, nil the first time; the core keeps the one snapshot, `published`.)
-    case publish(DaemonSnapshot, previous: DaemonSnapshot?)
+    /// (`previous`: what was published before, nil the first time; the core keeps the one snapshot, `published`.
+    /// Boxed: two snapshots inline would make every effect, copied at each step, ten times its size.)
+    indirect case publish(DaemonSnapshot, previous: DaemonSnapshot?)
     case log(String)
     /// A systemd notification (`READY=1`, `STATUS=…`, `STOPPING=1`).
     case notifySystemd(String)

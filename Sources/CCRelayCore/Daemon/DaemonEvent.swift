@@ -6,7 +6,8 @@ import Forwarding
 /// files, logind and NetworkManager) and says what they said in these terms.
 public enum DaemonEvent: Sendable, Hashable {
     /// The daemon has its name on the bus: start (log in, carry on, or wait for a configuration).
-    case started(DaemonStart)
+    /// (Boxed, as `configurationChanged`: their payloads inline would make every event, copied at each step, as large.)
+    indirect case started(DaemonStart)
     /// One of the core's timers fired; the sleep clock (CLOCK_BOOTTIME minus CLOCK_MONOTONIC) as it reads now.
     case timerFired(DaemonTimer, sleptSinceBoot: Duration)
     /// logind: `.sleeping`, `.resumed` (the shell's network watchers say `.network`).
@@ -24,7 +25,7 @@ public enum DaemonEvent: Sendable, Hashable {
     /// The logout went out and was answered (or failed): the exchange is over.
     case logoutAnswered
     /// The configuration file changed, and what the whole check made of it.
-    case configurationChanged(ConfigurationReading)
+    indirect case configurationChanged(ConfigurationReading)
     /// A certificate, key or CA file the configuration names changed.
     case credentialFileChanged(path: String)
     /// This program's file was replaced by another executable one (an upgrade).
