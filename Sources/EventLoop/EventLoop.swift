@@ -81,10 +81,21 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
     public func runOnce(timeout: Duration? = nil) {
         runHandedIn()
         if stopping { return }
-        updateTimerDescriptor()
-        let milliseconds = timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
+        // A timer armed for now while the last callbacks ran (libcurl's "act at once" when a
+        // transfer starts) fires after a poll that does not wait, as libcurl's own loops do:
+        // no timerfd set to the past, woken by and read.
+        let timerDue = timersChanged && (earliestDeadline().map { $0 <= BootClock.now() } ?? false)
+        if !timerDue { updateTimerDescriptor() }
+        let milliseconds =
+            timerDue ? 0 : timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
         let count = epoll_wait(epoll, &ready, Int32(ready.count), milliseconds)
         wakeUps += 1
+        defer {
+            if timerDue {
+                fireDueTimers()
+                runHandedIn()
+            }
+        }
         guard count > 0 else { return }
         for event in ready.prefix(Int(count)) {
             let descriptor = event.data.fd
@@ -241,10 +252,7 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
     private func updateTimerDescriptor() {
         guard timersChanged else { return }
         timersChanged = false
-        var earliest: Duration?
-        for timer in armedTimers {
-            if let deadline = timer.takeUnretainedValue().deadline, deadline < earliest ?? .seconds(Int64.max) { earliest = deadline }
-        }
+        let earliest = earliestDeadline()
         guard earliest != timerfdDeadline else { return }
         var spec = itimerspec()
         if let earliest {
@@ -262,6 +270,15 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
             preconditionFailure("\(error)")
         }
         timerfdDeadline = earliest
+    }
+
+    /// The earliest armed timer's deadline; nil when none is armed.
+    private func earliestDeadline() -> Duration? {
+        var earliest: Duration?
+        for timer in armedTimers {
+            if let deadline = timer.takeUnretainedValue().deadline, deadline < earliest ?? .seconds(Int64.max) { earliest = deadline }
+        }
+        return earliest
     }
 
     /// Fires the timers due now, earliest first. Each is retained until the
