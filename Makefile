@@ -11,8 +11,8 @@ LANGUAGES := zh_CN zh_TW
 PO_DIR := resources/po
 PREFIX ?= /usr/local
 DESTDIR ?=
-# What install and deb ship: release, the Swift runtime linked in.
-RELEASE := $(SWIFT) build -c release --static-swift-stdlib --scratch-path .build/release-static
+# What install and deb ship: release, the Swift runtime linked in, the keep-alive path laid out together (packaging/release-build).
+RELEASE := packaging/release-build .build/release-static
 
 .PHONY: all bootstrap build locale pot test desktops fuzz demo screenshot install uninstall deb dist clean
 

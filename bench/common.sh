@@ -1,5 +1,5 @@
-# Shared by the bench/ scripts (source it): release builds linked as the
-# .deb ships them (--static-swift-stdlib, in .build/bench), a throwaway CA
+# Shared by the bench/ scripts (source it): release builds made as the
+# .deb's are (packaging/release-build, in .build/bench), a throwaway CA
 # with server and client certificates, ccsim over TLS on loopback, a private
 # session bus, and a ccrelay.conf for them. Sets: bin, dir, url, control,
 # DBUS_SESSION_BUS_ADDRESS (exported), pids (killed on exit).
@@ -10,7 +10,7 @@
 bench_setup() {
     local interval=$1 timeout=$2
     [ -d /opt/swift/usr/bin ] && export PATH=/opt/swift/usr/bin:$PATH
-    local build=(swift build -c release --static-swift-stdlib --scratch-path .build/bench)
+    local build=(packaging/release-build .build/bench)
     "${build[@]}" --product ccsim >/dev/null
     "${build[@]}" --product ccrelay >/dev/null
     "${build[@]}" --product ccrelay-daemon >/dev/null
@@ -61,8 +61,11 @@ start_daemon() {
 build_before() {
     local tree=.build/bench-before/$1
     [ -d "$tree" ] || git worktree add --detach "$tree" "$1" >/dev/null 2>&1
+    # REV's own release build: packaging/release-build where REV has it.
+    local build=(swift build -c release --static-swift-stdlib)
+    [ -x "$tree/packaging/release-build" ] && build=(packaging/release-build .build)
     (cd "$tree" && for product in ccrelay ccrelay-daemon; do
-        swift build -c release --static-swift-stdlib --product "$product" >/dev/null || exit 1
+        "${build[@]}" --product "$product" >/dev/null || exit 1
     done)
-    before_bin=$(cd "$tree" && swift build -c release --static-swift-stdlib --show-bin-path)
+    before_bin=$(cd "$tree" && "${build[@]}" --show-bin-path)
 }

@@ -179,6 +179,30 @@ import Testing
         return (folder + client, folder + simulator)
     }
 
+    /// The functions an idle daemon runs per keep-alive and per Srun check lie side by side in
+    /// the build the packages are made from (packaging/release-build hands the linker
+    /// packaging/ccrelay-daemon.order): the list is not stale (nine in ten of its names are in
+    /// the build) and their 600 or so fill at most 120 pages of 4 KiB, where the linker's own
+    /// layout spreads them over about 240.
+    @Test func theKeepAlivePathIsLaidOutTogetherInTheShippedBuild() throws {
+        let daemon = Self.repository + "/.build/release-static/release/ccrelay-daemon"
+        try #require(FileManager.default.isExecutableFile(atPath: daemon), "no release build: run 'make deb' (make test does)")
+        let order = try String(contentsOfFile: Self.packaging + "/ccrelay-daemon.order", encoding: .utf8)
+            .split(separator: "\n").map { String($0.dropFirst(".text.".count)) }
+        #expect(order.count >= 200, "packaging/ccrelay-daemon.order lists \(order.count) functions: run bench/order-functions")
+        let symbols = try run("/usr/bin/nm", [daemon])
+        try #require(symbols.status == 0, "\(symbols.standardError)")
+        var address: [String: UInt64] = [:]
+        for line in symbols.standardOutput.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if fields.count == 3, let value = UInt64(fields[0], radix: 16) { address[String(fields[2])] = value }
+        }
+        let placed = order.compactMap { address[$0] }
+        #expect(placed.count * 10 >= order.count * 9, "\(order.count - placed.count) of \(order.count) listed functions are gone: run bench/order-functions")
+        let pages = Set(placed.map { $0 / 4096 })
+        #expect(pages.count <= 120, "the keep-alive path's \(placed.count) functions fill \(pages.count) pages")
+    }
+
     /// `make dist`'s tarball, unpacked into a fresh folder: its top folder (install.sh, root/, needs).
     func unpackedTarball() throws -> String {
         let folder = Self.repository + "/.build/dist/"
