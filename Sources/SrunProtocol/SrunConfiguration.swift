@@ -61,12 +61,12 @@ public struct SrunConfiguration: Sendable, Hashable {
     func checked(localize: Localizer) throws(ClientConfigurationError) -> SrunURL {
         guard let url = SrunURL(portal), url.isWeb else {
             throw ClientConfigurationError(
-                TextTemplate.fill(localize("[srun] portal '%s' is not an http:// or https:// URL; write it like http://10.0.0.55/"),
+                TextTemplate.fill(localize("url '%s' is not an http:// or https:// URL; write the portal's address like http://10.0.0.55/"),
                                   SrunText.clean(portal, limit: 200)),
-                key: "srun.portal")
+                key: "server.url")
         }
         guard !url.hasCredentials, !url.hasQueryOrFragment else {
-            throw ClientConfigurationError(localize("[srun] portal must be the portal's base URL, without user, query or fragment"), key: "srun.portal")
+            throw ClientConfigurationError(localize("url must be the portal's base URL, without user, query or fragment"), key: "server.url")
         }
         guard SrunText.isDigits(acID) else {
             throw ClientConfigurationError(

@@ -187,7 +187,7 @@ import Testing
             ("password-file-others-read", server + "[auth]\nuser = 20231234\npassword-file = \(openPassword)\n", 5, 0o600),
             ("empty-password-file", server + "[auth]\nuser = 20231234\npassword-file = \(emptyPassword)\n", 5, 0o600),
             ("missing-relay-ca", server + "[auth]\nuser = 20231234\n[relay]\nforward = bark://KEY\nca-file = \(folder)/none-ca.pem\n", 7, 0o600),
-            ("portal-with-query", "[server]\nurl = http://10.0.0.55/?a=b\nprotocol = srun\n[auth]\nuser = 20231234\n", 0, 0o600),
+            ("portal-with-query", "[server]\nurl = http://10.0.0.55/?a=b\nprotocol = srun\n[auth]\nuser = 20231234\n", 2, 0o600),
             ("others-read", server, 0, 0o644),
         ]
         for (name, text, line, mode) in cases {

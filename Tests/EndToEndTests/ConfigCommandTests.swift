@@ -29,6 +29,18 @@ import Testing
         #expect(result.standardError.contains("did you mean 'auto-relogin'?"))
     }
 
+    /// A Srun portal's address the parser lets through but the portal's own check refuses (a
+    /// query) is named as the key the file has, [server] url, at its line.
+    @Test func aSrunPortalsAddressWithAQueryNamesTheURLsLine() throws {
+        let password = try write("pw\n")
+        let path = try write("[server]\nprotocol = srun\nurl = http://10.0.0.55/?ac_id=1\n[auth]\nuser = 2024000001\npassword-file = \(password)\n")
+        let result = try run(Self.ccrelay, ["config", "check", "--config", path])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("error: \(path):3: url must be the portal's base URL, without user, query or fragment"),
+                "\(result.standardError)")
+        #expect(!result.standardError.contains("[srun] portal"))
+    }
+
     @Test func aFileOthersCanReadIsRefusedWithTheFix() throws {
         let path = try write("[server]\nurl = https://x/\n", mode: 0o644)
         let result = try run(Self.ccrelay, ["config", "check", "--config", path])

@@ -280,7 +280,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("ftp://10.0.0.55/", "srun.portal"), ("http://u:p@10.0.0.55/", "srun.portal"), ("http://10.0.0.55/?a=1", "srun.portal"),
+        ("ftp://10.0.0.55/", "server.url"), ("http://u:p@10.0.0.55/", "server.url"), ("http://10.0.0.55/?a=1", "server.url"),
     ])
     func aConfigurationIsCheckedKeyByKey(_ portal: String, _ key: String) {
         #expect(throws: ClientConfigurationError.self) { try SrunClient.check(SrunConfiguration(portal: portal, acID: "1"), localize: .english) }
