@@ -84,8 +84,12 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
         // A timer armed for now while the last callbacks ran (libcurl's "act at once" when a
         // transfer starts) fires after a poll that does not wait, as libcurl's own loops do:
         // no timerfd set to the past, woken by and read.
-        let timerDue = timersChanged && (earliestDeadline().map { $0 <= BootClock.now() } ?? false)
-        if !timerDue { updateTimerDescriptor() }
+        var timerDue = false
+        if timersChanged {
+            let earliest = earliestDeadline()
+            timerDue = earliest.map { $0 <= BootClock.now() } ?? false
+            if !timerDue { setTimerDescriptor(to: earliest) }
+        }
         let milliseconds =
             timerDue ? 0 : timeout.map { Int32(clamping: $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) } ?? -1
         let count = epoll_wait(epoll, &ready, Int32(ready.count), milliseconds)
@@ -248,11 +252,9 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
         timersChanged = true
     }
 
-    /// Sets the timerfd to the earliest deadline (only when that changed: one syscall per change).
-    private func updateTimerDescriptor() {
-        guard timersChanged else { return }
+    /// Sets the timerfd to the earliest deadline, `earliest` (only when that changed: one syscall per change).
+    private func setTimerDescriptor(to earliest: Duration?) {
         timersChanged = false
-        let earliest = earliestDeadline()
         guard earliest != timerfdDeadline else { return }
         var spec = itimerspec()
         if let earliest {
