@@ -153,16 +153,19 @@ enum RouteRules {
     /// What a change means: the bound link gone → no network; back → online
     /// (a fresh connection and a keep-alive at once); another default route
     /// while online → the same (the kept connection may be on the old path).
-    /// Each says which interface, for the timeline.
+    /// A link found down is said at every look, not only when it goes down: a
+    /// login may have gone through meanwhile (a link still settling says "down"
+    /// for up to a second after it carries), and one burst may hold the link
+    /// coming up and going down again. Each says which interface, for the timeline.
     static func event(from old: Look?, to new: Look, interface: String?) -> DaemonEvent? {
         let link = interface ?? "the bound interface"
-        guard let old else { return new.online ? nil : .network(online: false, why: "the network went down: \(link)'s link is down (netlink)") }
-        if old.online != new.online {
-            return new.online
-                ? .network(online: true, why: "\(link)'s link came back (netlink)")
-                : .network(online: false, why: "the network went down: \(link)'s link went down (netlink)")
+        guard new.online else {
+            let how = old?.online == true ? "went down" : "is down"
+            return .network(online: false, why: "the network went down: \(link)'s link \(how) (netlink)")
         }
-        if new.online && old.defaultRoutes != new.defaultRoutes && !new.defaultRoutes.isEmpty {
+        guard let old else { return nil }
+        if !old.online { return .network(online: true, why: "\(link)'s link came back (netlink)") }
+        if old.defaultRoutes != new.defaultRoutes && !new.defaultRoutes.isEmpty {
             let via = new.defaultRoutes.map { $0.split(separator: " ").first.map(String.init) ?? $0 }
             return .network(online: true, why: "the default route changed: via \(Array(Set(via)).sorted().joined(separator: ", ")) (netlink)")
         }

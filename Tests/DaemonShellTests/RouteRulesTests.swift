@@ -31,6 +31,9 @@ import Testing
         #expect(RouteRules.event(from: nil, to: down, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link is down (netlink)"),
                 "said at start")
         #expect(RouteRules.event(from: nil, to: up, interface: "eth0") == nil)
+        // A link that settled ("down" at the start, a login through it) and went down in one burst.
+        #expect(RouteRules.event(from: down, to: down, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link is down (netlink)"),
+                "said again: the daemon may be online meanwhile")
     }
 
     @Test func aNewDefaultRouteCallsForAFreshConnectionAndNoRouteIsNotNoNetwork() {

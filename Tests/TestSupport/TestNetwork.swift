@@ -5,7 +5,8 @@ import Foundation
 /// socat forwards port 8443 to a ccsim on that namespace's loopback) and
 /// the client side (10.231.0.2, interface `clientInterface`, where the
 /// daemon runs, resolving `ccsim.test` through its own /etc/netns hosts
-/// file). Nothing leaves the machine. Removed when released. One at a time
+/// file). Nothing leaves the machine, and the machine's own namespace sees
+/// no link come or go. Removed when released. One at a time
 /// in a process (its names and addresses are fixed): the tests that use it
 /// are in one serialized suite.
 public final class TestNetwork: Sendable {
@@ -34,15 +35,16 @@ public final class TestNetwork: Sendable {
         cleanUp()
         try ip(["netns", "add", server])
         try ip(["netns", "add", client])
-        try ip(["link", "add", serverInterface, "type", "veth", "peer", "name", clientInterface])
-        try ip(["link", "set", serverInterface, "netns", server])
-        try ip(["link", "set", clientInterface, "netns", client])
+        // Made in the namespaces, never in the machine's own: a link added there and moved would be
+        // heard by every daemon following netlink (an idle one's wake-up another test counts).
+        try ip(["-n", server, "link", "add", serverInterface, "type", "veth", "peer", "name", clientInterface, "netns", client])
         try ip(["-n", server, "addr", "add", Self.serverAddress + "/24", "dev", serverInterface])
         try ip(["-n", client, "addr", "add", Self.clientAddress + "/24", "dev", clientInterface])
         for (namespace, interface) in [(server, serverInterface), (client, clientInterface)] {
             try ip(["-n", namespace, "link", "set", "lo", "up"])
             try ip(["-n", namespace, "link", "set", interface, "up"])
         }
+        try waitUntilBothLinksCarry()
         try FileManager.default.createDirectory(atPath: etc, withIntermediateDirectories: true)
         try resolves(true)
         // No name server in the client's namespace: a name not in its hosts file fails at once.
@@ -80,6 +82,19 @@ public final class TestNetwork: Sendable {
     public func ip(_ arguments: [String]) throws {
         let result = try run("/usr/sbin/ip", arguments)
         guard result.status == 0 else { throw TestSetupError("ip \(arguments.joined(separator: " ")): \(result.standardError)") }
+    }
+
+    /// A veth says "down" (operstate) for up to a second after both ends are up:
+    /// a test starts on a network that is there, as a daemon at login finds it.
+    private func waitUntilBothLinksCarry() throws {
+        for _ in 0..<200 {
+            let carrying = try [(server, serverInterface), (client, clientInterface)].allSatisfy { namespace, interface in
+                try run("/usr/sbin/ip", ["-n", namespace, "-o", "link", "show", "dev", interface]).standardOutput.contains(" state UP ")
+            }
+            if carrying { return }
+            usleep(50_000)
+        }
+        throw TestSetupError("the test network's links did not come up within 10 s")
     }
 
     private func cleanUp() {
