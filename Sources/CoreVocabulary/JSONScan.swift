@@ -238,10 +238,11 @@ public enum JSONScan {
         }
 
         mutating func word(_ text: StaticString) -> Bool {
-            let word = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-            guard at + word.count <= bytes.count, bytes[at..<at + word.count].elementsEqual(word) else { return false }
-            at += word.count
-            return true
+            let matched = text.withUTF8Buffer { word in
+                at + word.count <= bytes.count && bytes[at..<at + word.count].elementsEqual(word)
+            }
+            if matched { at += text.utf8CodeUnitCount }
+            return matched
         }
 
         mutating func take(_ byte: UInt8) -> Bool {

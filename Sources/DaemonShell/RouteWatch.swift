@@ -96,7 +96,8 @@ final class RouteWatch {
         RouteRules.look(
             ipv4: Self.text("/proc/net/route"), ipv6: Self.text("/proc/net/ipv6_route"), interface: interface,
             operstate: interface.map { Self.text("/sys/class/net/\($0)/operstate") },
-            flags: interface.map { Self.text("/sys/class/net/\($0)/flags") })
+            flags: interface.map { Self.text("/sys/class/net/\($0)/flags") },
+            carrierChanges: interface.map { Self.text("/sys/class/net/\($0)/carrier_changes") })
     }
 
     private static func text(_ path: String) -> String {
@@ -113,6 +114,9 @@ enum RouteRules {
         var defaultRoutes: [String]
         /// The bound interface's link is up (nil: no interface is bound).
         var linkUp: Bool?
+        /// How often the bound link's carrier came or went since it was made (nil: unbound or unknown):
+        /// a link that came up and went down again within one burst is a change.
+        var carrierChanges: Int? = nil
 
         /// Outside access can be tried: the bound link is up. Unbound, the routes
         /// alone never say "no network" (a campus LAN may reach its CC server
@@ -120,7 +124,7 @@ enum RouteRules {
         var online: Bool { linkUp ?? true }
     }
 
-    static func look(ipv4: String, ipv6: String, interface: String?, operstate: String?, flags: String?) -> Look {
+    static func look(ipv4: String, ipv6: String, interface: String?, operstate: String?, flags: String?, carrierChanges: String? = nil) -> Look {
         var routes: [String] = []
         // Iface Destination Gateway Flags RefCnt Use Metric Mask …: a default route has destination and mask 0.
         for line in ipv4.split(separator: "\n").dropFirst() {
@@ -141,7 +145,8 @@ enum RouteRules {
             let up = flags.flatMap { UInt32($0.filter { !$0.isWhitespace }.dropFirst(2), radix: 16) }.map { $0 & 1 != 0 } ?? false
             linkUp = state == "up" || (state == "unknown" && up)
         }
-        return Look(defaultRoutes: routes.sorted(), linkUp: linkUp)
+        let changes = interface == nil ? nil : carrierChanges.flatMap { Int($0.filter { !$0.isWhitespace }) }
+        return Look(defaultRoutes: routes.sorted(), linkUp: linkUp, carrierChanges: changes)
     }
 
     /// A route that is up (RTF_UP) and not a reject route (RTF_REJECT).
@@ -153,17 +158,18 @@ enum RouteRules {
     /// What a change means: the bound link gone → no network; back → online
     /// (a fresh connection and a keep-alive at once); another default route
     /// while online → the same (the kept connection may be on the old path).
-    /// A link found down is said at every look, not only when it goes down: a
-    /// login may have gone through meanwhile (a link still settling says "down"
-    /// for up to a second after it carries), and one burst may hold the link
-    /// coming up and going down again. Each says which interface, for the timeline.
+    /// A link down at both looks whose carrier came and went between them (one
+    /// burst: up, then down again) went down too: the daemon may have gone
+    /// online meanwhile (a link still settling reads "down" for up to a second
+    /// after it carries, and a login through it goes through). Each says which
+    /// interface, for the timeline.
     static func event(from old: Look?, to new: Look, interface: String?) -> DaemonEvent? {
         let link = interface ?? "the bound interface"
+        guard let old else { return new.online ? nil : .network(online: false, why: "the network went down: \(link)'s link is down (netlink)") }
         guard new.online else {
-            let how = old?.online == true ? "went down" : "is down"
-            return .network(online: false, why: "the network went down: \(link)'s link \(how) (netlink)")
+            guard old.online || old.carrierChanges != new.carrierChanges else { return nil }
+            return .network(online: false, why: "the network went down: \(link)'s link went down (netlink)")
         }
-        guard let old else { return nil }
         if !old.online { return .network(online: true, why: "\(link)'s link came back (netlink)") }
         if old.defaultRoutes != new.defaultRoutes && !new.defaultRoutes.isEmpty {
             let via = new.defaultRoutes.map { $0.split(separator: " ").first.map(String.init) ?? $0 }

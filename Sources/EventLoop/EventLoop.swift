@@ -95,7 +95,7 @@ public final class EventLoop: EventScheduler, @unchecked Sendable {
         let count = epoll_wait(epoll, &ready, Int32(ready.count), milliseconds)
         wakeUps += 1
         defer {
-            if timerDue {
+            if timerDue && !stopping {
                 fireDueTimers()
                 runHandedIn()
             }

@@ -56,10 +56,13 @@ import Testing
     @Test func anythingButOneObjectIsRefused() {
         let deep = String(repeating: "[", count: 17) + String(repeating: "]", count: 17)
         for text in ["", " ", "[]", "\"text\"", "1", "{", "{}{}", "{} x", "{\"a\":1,,}", "{\"a\" 1}", "{a:1}", "{\"a\":[1,}",
-                     "{\"a\":nul}", "{\"a\":'b'}", "{\"a\":\(deep)}", "{\"a\":\"\\u12\"}", "{\"a\":\"open}"] {
+                     "{\"a\":nul}", "{\"a\":'b'}", "{\"a\":\(deep)}", "{\"a\":\"\\u12\"}", "{\"a\":\"open}",
+                     // Four hexadecimal digits, nothing else (a number reader would take the sign).
+                     "{\"a\":\"\\u+041\"}", "{\"a\":\"\\u-000\"}", "{\"a\":t}", "{\"a\":nulls}"] {
             #expect(JSONScan.document(Array(text.utf8)) == nil, "\(text.debugDescription)")
         }
         #expect(JSONScan.document([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]) == nil, "a name that is not UTF-8")
+        #expect(JSONScan.document(Array(#"{"\u0041"#.utf8) + [0xFF] + Array(#"":1}"#.utf8)) == nil, "nor next to an escape")
     }
 
     @Test func whatIsToleratedIsReadSafely() throws {

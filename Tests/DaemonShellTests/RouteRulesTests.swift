@@ -31,9 +31,14 @@ import Testing
         #expect(RouteRules.event(from: nil, to: down, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link is down (netlink)"),
                 "said at start")
         #expect(RouteRules.event(from: nil, to: up, interface: "eth0") == nil)
-        // A link that settled ("down" at the start, a login through it) and went down in one burst.
-        #expect(RouteRules.event(from: down, to: down, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link is down (netlink)"),
-                "said again: the daemon may be online meanwhile")
+        // Read "down" while it settled (a login went through it), then up and down again in one burst:
+        // the carrier's count of changes says it went down.
+        let settling = RouteRules.look(ipv4: "", ipv6: "", interface: "eth0", operstate: "down\n", flags: "0x1003\n", carrierChanges: "1\n")
+        let downAgain = RouteRules.look(ipv4: "", ipv6: "", interface: "eth0", operstate: "down\n", flags: "0x1002\n", carrierChanges: "3\n")
+        #expect(!settling.online && settling.carrierChanges == 1)
+        #expect(RouteRules.event(from: settling, to: downAgain, interface: "eth0") == .network(online: false, why: "the network went down: eth0's link went down (netlink)"))
+        #expect(RouteRules.event(from: downAgain, to: downAgain, interface: "eth0") == nil, "another link's burst says nothing of this one")
+        #expect(RouteRules.look(ipv4: "", ipv6: "", interface: nil, operstate: nil, flags: nil, carrierChanges: "4").carrierChanges == nil)
     }
 
     @Test func aNewDefaultRouteCallsForAFreshConnectionAndNoRouteIsNotNoNetwork() {

@@ -136,6 +136,37 @@ import Testing
         quiet.cancel()
     }
 
+    /// libcurl's "act at once" when a transfer starts: a timer armed for now by a callback fires after a
+    /// poll that does not wait, and the timer armed before it still fires at its own deadline, waking once.
+    @Test func aTimerArmedForNowByACallbackFiresWithoutWaitingAndTheLaterOneOnTime() throws {
+        let loop = try EventLoop()
+        var pipeEnds: [Int32] = [0, 0]
+        #expect(pipe(&pipeEnds) == 0)
+        defer { close(pipeEnds[0]); close(pipeEnds[1]) }
+        var fired: [String] = []
+        let later = loop.makeTimer { fired.append("later") }
+        let laterDeadline = BootClock.now() + .milliseconds(300)
+        later.arm(at: laterDeadline)
+        let atOnce = loop.makeTimer { fired.append("at once") }
+        let watch = loop.watch(pipeEnds[0], for: .readable) { _ in
+            var byte: UInt8 = 0
+            _ = read(pipeEnds[0], &byte, 1)
+            atOnce.arm(after: .zero)
+        }
+        var one: UInt8 = 1
+        #expect(write(pipeEnds[1], &one, 1) == 1)
+        loop.runOnce(timeout: .seconds(5))
+        #expect(fired.isEmpty, "the pipe's callback ran; nothing fired yet")
+        loop.runOnce()
+        #expect(fired == ["at once"], "fired in the next turn, without waiting for the later timer")
+        let before = loop.wakeUps
+        while fired.count < 2 { loop.runOnce() }
+        #expect(fired == ["at once", "later"])
+        #expect(BootClock.now() >= laterDeadline)
+        #expect(loop.wakeUps - before == 1, "woke \(loop.wakeUps - before) times for the later timer")
+        watch.cancel()
+    }
+
     @Test func workHandedInFromAnotherThreadWakesTheLoop() throws {
         let running = EventLoopThread()
         let loop = running.loop
