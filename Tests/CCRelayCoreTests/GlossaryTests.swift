@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// The catalogues say each concept in the one word resources/po/GLOSSARY.md
-/// gives it (issue 33.2: "badge" was 角标 in one place, 未读标记 in another).
+/// The catalogues say each concept in the one word the translators' glossary
+/// gives it (resources/po/GLOSSARY.md, described in docs/architecture.md;
+/// issue 33.2: "badge" was 角标 in one place, 未读标记 in another).
 @Suite struct GlossaryTests {
     /// One row of the glossary's table of terms.
     struct Term {
